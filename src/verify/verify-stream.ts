@@ -14,6 +14,7 @@ import { isInt, isObj, own, planGeometry, recordBounds, type Obj, type RecordBou
 import type { Geometry } from "../documents/segment-spans.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
 import { compileCheck } from "../core/schema-check.js";
+import { SkippedValue } from "../core/parse-line.js";
 import { appendAll, MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
 import { checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
 
@@ -23,9 +24,17 @@ const EXPORT_RECORD_CHECK = compileCheck(ExportRecordSchema);
 /** The key of the streamed arrays in both documents. */
 export const RECORDS_KEY = "records";
 
+/**
+ * Whether a document's root is an object. The strict reader builds an export's root only when it
+ * is one: any other root (an array, a string, null) arrives as a SkippedValue, which is not.
+ */
+function isDocumentObject(root: unknown): root is Obj {
+  return isObj(root) && !(root instanceof SkippedValue);
+}
+
 /** A document's members other than `records` (null when it is not an object). */
 export function headOf(root: unknown): Obj | null {
-  if (!isObj(root)) return null;
+  if (!isDocumentObject(root)) return null;
   const { [RECORDS_KEY]: _records, ...head } = root;
   return head;
 }
@@ -465,11 +474,11 @@ export function assembleProblems(
   exported: StreamedExport | null,
 ): VerifyProblem[] {
   const problems = new ProblemList();
-  if (exported !== null && !isObj(exportRoot)) {
+  if (exported !== null && !isDocumentObject(exportRoot)) {
     problems.add("export_not_object", "export is not an object");
     return problems.items;
   }
-  if (!isObj(manifestRoot)) {
+  if (!isDocumentObject(manifestRoot)) {
     problems.add("manifest_not_object", "manifest is not an object");
     return problems.items;
   }

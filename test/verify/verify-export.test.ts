@@ -1,8 +1,12 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { resolvePolicy } from "../../src/documents/policy.js";
 import { verifyExport, verifyManifestOnly } from "../../src/verify/verify-export.js";
+import { verifyFiles } from "../../src/verify/verify-files.js";
 import type { VerifyProblem } from "../../src/verify/problems.js";
 import { reparse, synthRun } from "../support/run-data.js";
 
@@ -393,6 +397,27 @@ describe("verifyExport never throws on hostile input", () => {
     expect(verifyExport({}, [])).toEqual([{ code: "manifest_not_object", message: "manifest is not an object" }]);
     // Strings are document text: "x" and "y" are not JSON, so both documents are unreadable.
     expect(verifyExport("x", "y").map((p) => p.code)).toEqual(["export_unreadable", "manifest_unreadable"]);
+  });
+
+  it("an export file that is JSON but not an object is export_not_object alone, from text, from values and from files", async () => {
+    const { manifest } = pair();
+    const manifestText = canonicalJsonUnchecked(manifest);
+    const dir = await mkdtemp(join(tmpdir(), "lc-export-not-object-"));
+    try {
+      await writeFile(join(dir, "manifest.json"), manifestText);
+      for (const text of ["[]", "null", '"s"', "1", "[{}]"]) {
+        const only = [{ code: "export_not_object", message: "export is not an object" }];
+        expect(verifyExport(text, manifestText)).toEqual(only);
+        // A string given as a value is a document's text (see above), so only the others are values.
+        const value: unknown = JSON.parse(text);
+        if (typeof value !== "string") expect(verifyExport(value, manifest)).toEqual(only);
+        await writeFile(join(dir, "export.json"), text);
+        const files = await verifyFiles({ manifest: join(dir, "manifest.json"), export: join(dir, "export.json") });
+        expect(files.problems).toEqual(only);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("huge numbers, wrong shapes, deep nesting and non-object items", () => {
