@@ -118,10 +118,13 @@ export interface BatchSummary {
   readonly counts: Readonly<Record<BatchState, number>>;
   /** Items not sent to the canary because the circuit breaker had opened. */
   readonly notSent: number;
-  /** Items whose canary call found the backend unreachable or timed out, and the first such reason. */
-  readonly outage: { readonly affected: number; readonly first: CanaryOutageReason | null };
-  /** Items whose canary call failed for another reason (an answer that is not a canary's, …), and the first such coverage reason. */
-  readonly failed: { readonly affected: number; readonly first: string | null };
+  /**
+   * Items whose canary call found the backend unreachable or timed out, the first such reason, and
+   * how many of those items are blocked all the same (by a check that did run, in any part).
+   */
+  readonly outage: { readonly affected: number; readonly blocked: number; readonly first: CanaryOutageReason | null };
+  /** Items whose canary call failed for another reason (an answer that is not a canary's, …), likewise with the first such coverage reason. */
+  readonly failed: { readonly affected: number; readonly blocked: number; readonly first: string | null };
 }
 
 /** Adds up finished items in input order. */
@@ -130,8 +133,10 @@ export class BatchTally {
   private readonly counts = Object.fromEntries(BATCH_STATES.map((state) => [state, 0])) as Record<BatchState, number>;
   private notSent = 0;
   private affected = 0;
+  private affectedBlocked = 0;
   private first: CanaryOutageReason | null = null;
   private failedAffected = 0;
+  private failedBlocked = 0;
   private firstFailed: string | null = null;
 
   /**
@@ -150,12 +155,15 @@ export class BatchTally {
       if (seen.kind === "outage") outage ??= seen.reason;
       else failed ??= failedCanaryReason(verdict);
     }
+    const blocked = item.state === "block" ? 1 : 0;
     if (outage !== null) {
       this.first ??= outage;
       this.affected++;
+      this.affectedBlocked += blocked;
     } else if (failed !== null) {
       this.firstFailed ??= failed;
       this.failedAffected++;
+      this.failedBlocked += blocked;
     }
   }
 
@@ -165,8 +173,8 @@ export class BatchTally {
       total: this.total,
       counts: { ...this.counts },
       notSent: this.notSent,
-      outage: { affected: this.affected, first: this.first },
-      failed: { affected: this.failedAffected, first: this.firstFailed },
+      outage: { affected: this.affected, blocked: this.affectedBlocked, first: this.first },
+      failed: { affected: this.failedAffected, blocked: this.failedBlocked, first: this.firstFailed },
     };
   }
 

@@ -37,10 +37,14 @@ export interface ScreenOptions extends CanarySettings, ReportSettings, ReaderLim
 function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, target: CanaryTarget): string | null {
   const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
   if (trip !== null) return circuitOpenWarning(target, trip, summary.notSent === 0 ? null : `${n(summary.notSent, "item")} of ${summary.total}`);
-  const { first, affected } = summary.outage;
-  if (first !== null) return canaryOutageWarning(target, first, `${n(affected, "item")} of ${summary.total}`);
+  // An item blocked by a check that did run is counted, since a part of it went unscreened, and
+  // said to be blocked, so that the count does not read as that many items left unscreened.
+  const items = ({ affected, blocked }: { affected: number; blocked: number }) =>
+    `${n(affected, "item")} of ${summary.total}${blocked === 0 ? "" : ` (${blocked === affected ? (affected === 1 ? "it is" : "all are") : `${blocked} of them`} blocked all the same)`}`;
+  const { first } = summary.outage;
+  if (first !== null) return canaryOutageWarning(target, first, items(summary.outage));
   const failed = summary.failed;
-  return failed.first === null ? null : canaryReplyWarning(target, failed.first, `${n(failed.affected, "item")} of ${summary.total}`);
+  return failed.first === null ? null : canaryReplyWarning(target, failed.first, items(failed));
 }
 
 /** Screens a batch: the document goes to `io.reporter.output`, then a newline; returns its summary and the batch's exit code. */

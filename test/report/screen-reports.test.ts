@@ -200,7 +200,7 @@ describe("a block found in an item's labels", () => {
     expect(JSON.parse(run.stdout).items[0].state).toBe("block");
     // The stand-in answers that text's call with an empty body: a reply that could not be used.
     expect(run.stderr).toMatch(
-      /^warning: canary at .* answered, but its reply could not be used \(empty_response\) for 1 item of 1; the canary did not screen it; fix: /m,
+      /^warning: canary at .* answered, but its reply could not be used \(empty_response\) for 1 item of 1 \(it is blocked all the same\); the canary did not screen it; fix: /m,
     );
     const log = JSON.parse(await readFile(join(dir, "out.sarif"), "utf8"));
     const [result] = log.runs[0].results;
