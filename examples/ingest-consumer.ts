@@ -205,23 +205,40 @@ export async function consumeIndex(options: ConsumeIndexOptions, handOn: (record
   return { ok: true, consumed: records.map((record) => record.index), held, warnings };
 }
 
+const USAGE =
+  "usage: ingest-consumer --manifest M --export E (--expect-manifest-sha256 HEX | --allow-unpinned)\n" +
+  "       ingest-consumer --index INDEX (--expect-index-sha256 HEX | --allow-unpinned)\n";
+
+const OPTIONS = {
+  manifest: { type: "string" },
+  export: { type: "string" },
+  "expect-manifest-sha256": { type: "string" },
+  index: { type: "string" },
+  "expect-index-sha256": { type: "string" },
+  "allow-unpinned": { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** The command line's values, or the exit code after printing usage (help: 0 on stdout; a mistake: 2 on stderr). */
+function parsedArgs(): ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"] | number {
+  try {
+    const { values } = parseArgs({ options: OPTIONS });
+    if (!values.help) return values;
+    process.stdout.write(USAGE);
+    return 0;
+  } catch (error) {
+    // An unknown flag or a missing value: say which, then how to call it, never a stack trace.
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 2;
+  }
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      manifest: { type: "string" },
-      export: { type: "string" },
-      "expect-manifest-sha256": { type: "string" },
-      index: { type: "string" },
-      "expect-index-sha256": { type: "string" },
-      "allow-unpinned": { type: "boolean", default: false },
-    },
-  });
+  const values = parsedArgs();
+  if (typeof values === "number") return values;
   if (values.index && !values.manifest && !values.export) return mainIndex(values.index, values["expect-index-sha256"], values["allow-unpinned"] === true);
   if (!values.manifest || !values.export) {
-    process.stderr.write(
-      "usage: ingest-consumer --manifest M --export E (--expect-manifest-sha256 HEX | --allow-unpinned)\n" +
-        "       ingest-consumer --index INDEX (--expect-index-sha256 HEX | --allow-unpinned)\n",
-    );
+    process.stderr.write(USAGE);
     return 2;
   }
   const lines: string[] = [];
