@@ -239,18 +239,16 @@ export function checkHead(ex: Obj | null, manifest: Obj, facts: ManifestFacts, f
   }
   reportManifestSchema(manifest, facts.issuePath, problems);
   const computed = facts.canonicalSha;
-  if (ex === null) {
-    if (fileSha !== undefined && (computed === null || fileSha !== computed)) {
-      problems.add("manifest_bytes", "manifest file bytes are not the canonical form of the manifest");
-    }
-  } else {
-    // Step 5.
-    const claimed = own(ex, "manifest_sha256");
-    if (computed === null || claimed !== computed) problems.add("manifest_sha256", "manifest_sha256 does not match the manifest");
-    // Step 6: the file bytes must be exactly the canonical form the export names.
-    if (fileSha !== undefined && (fileSha === null || fileSha !== claimed || (computed !== null && fileSha !== computed))) {
-      problems.add("manifest_bytes", "manifest_sha256 does not match the manifest file bytes");
-    }
+  // Step 5, with an export: it must name the manifest's canonical form.
+  if (ex !== null && (computed === null || own(ex, "manifest_sha256") !== computed)) {
+    problems.add("manifest_sha256", "manifest_sha256 does not match the manifest");
+  }
+  // Step 6: the file bytes must be exactly that canonical form. With step 5 this binds the export
+  // to the file's bytes; a canonical manifest beside another run's export fails step 5 alone.
+  if (fileSha !== undefined && (fileSha === null || computed === null || fileSha !== computed)) {
+    problems.add("manifest_bytes", "manifest file bytes are not the canonical form of the manifest");
+  }
+  if (ex !== null) {
     // Step 7.
     const policy = own(manifest, "policy");
     const policyName = own(ex, "policy_name");

@@ -48,7 +48,7 @@ describe("verifyExport on a genuine pair", () => {
     const { manifest, exported } = pair();
     const pretty = JSON.stringify(manifest, null, 2);
     expect(verifyExport(exported, manifest, { manifestBytes: pretty })).toEqual([
-      { code: "manifest_bytes", message: "manifest_sha256 does not match the manifest file bytes" },
+      { code: "manifest_bytes", message: "manifest file bytes are not the canonical form of the manifest" },
     ]);
   });
 
@@ -435,7 +435,7 @@ describe("verifyExport never throws on hostile input", () => {
         "manifest record at position 3: malformed",
         "manifest record at position 4: malformed",
         "export record at position 2: malformed",
-        "manifest_sha256 does not match the manifest file bytes",
+        "manifest file bytes are not the canonical form of the manifest",
       ]),
     );
   });
