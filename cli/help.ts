@@ -60,9 +60,9 @@ warning names it.
 Examples:
   little-canary ingest records.jsonl --manifest manifest.json --export admitted.json
   little-canary verify --manifest manifest.json --export admitted.json
-  little-canary ingest records.jsonl --manifest m.json --no-canary   # structural only: nothing admitted
-  little-canary ingest records.jsonl --manifest m.json --cache verdicts.sqlite   # re-runs check only what changed
-  little-canary ingest records.jsonl --manifest m.json --sarif held.sarif   # held records as code-scanning results
+  little-canary ingest records.jsonl --manifest structural.json --no-canary   # structural only: nothing admitted
+  little-canary ingest records.jsonl --manifest daily.json --cache verdicts.sqlite --overwrite   # each re-run checks only what changed
+  little-canary ingest records.jsonl --manifest held.json --sarif held.sarif   # held records as code-scanning results
   little-canary cache stats --cache verdicts.sqlite`;
 
 /** After the options of `verify --help`. */
@@ -142,7 +142,7 @@ Examples:
   little-canary cache stats --cache verdicts.sqlite --json
   little-canary cache prune --cache verdicts.sqlite --older-than 30d
   little-canary cache prune --cache verdicts.sqlite --max-bytes 500MB
-  little-canary cache prune --cache verdicts.sqlite --identity 3f1c...e9 --older-than 12h`;
+  little-canary cache prune --cache verdicts.sqlite --identity KEY --older-than 12h   # KEY: an identity's 64 hex digits, as cache stats --json lists it`;
 
 /** After the options of `cache stats --help`. */
 export const CACHE_STATS_HELP = `
@@ -162,7 +162,7 @@ Exit codes: 0 done; 2 usage error, a missing cache file, or a file that is not a
 Examples:
   little-canary cache prune --cache verdicts.sqlite --older-than 30d
   little-canary cache prune --cache verdicts.sqlite --max-bytes 500MB
-  little-canary cache prune --cache verdicts.sqlite --identity 3f1c...e9 --older-than 12h`;
+  little-canary cache prune --cache verdicts.sqlite --identity KEY --older-than 12h   # KEY: an identity's 64 hex digits, as cache stats --json lists it`;
 
 /** After the options of `model --help` and `model pull --help`. */
 export const MODEL_HELP = `
