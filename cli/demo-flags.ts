@@ -3,6 +3,7 @@
 // reconciled with the current ones.
 import { UsageError } from "../src/core/errors.js";
 import type { DemoOptions } from "../src/verbs/demo.js";
+import { oneSetting } from "./flags.js";
 
 export interface DemoFlags {
   replay?: boolean;
@@ -22,24 +23,13 @@ export interface DemoFlags {
   json?: boolean;
 }
 
-/**
- * The value of a flag that has an older alias: either name may be given, or both with one value;
- * two different values are refused rather than one silently winning.
- */
-function aliased(value: string | undefined, alias: string | undefined, name: string, aliasName: string): string | undefined {
-  if (value !== undefined && alias !== undefined && value !== alias) {
-    throw new UsageError(`${aliasName} is the older name of ${name}: give one of them, not two different values`);
-  }
-  return value ?? alias;
-}
-
 /** The demo settings the flags ask for; throws UsageError for a combination that makes no sense. */
 export function demoSettingsFromFlags(flags: DemoFlags): Omit<DemoOptions, "io"> {
   if (flags.replay && flags.live) throw new UsageError("--replay and --live cannot be combined");
   if (flags.live && flags.capture !== undefined) throw new UsageError("--capture belongs to replay, not --live");
   if (!flags.live && flags.record !== undefined) throw new UsageError("--record needs --live");
-  const canaryModel = aliased(flags.canaryModel, flags.model, "--canary-model", "--model");
-  const ollamaUrl = aliased(flags.ollamaUrl, flags.endpoint, "--ollama-url", "--endpoint");
+  const canaryModel = oneSetting(flags.canaryModel, flags.model, "--canary-model", "--model", "the older name");
+  const ollamaUrl = oneSetting(flags.ollamaUrl, flags.endpoint, "--ollama-url", "--endpoint", "the older name");
   return {
     live: flags.live === true,
     ...(flags.capture !== undefined ? { capture: flags.capture } : {}),

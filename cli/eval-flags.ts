@@ -4,21 +4,24 @@ import type { RunFile } from "../src/core/file-identity.js";
 import type { EvaluateOptions } from "../src/verbs/eval.js";
 import type { CliIo } from "./io.js";
 import { refuseSharedPaths } from "./shared-files.js";
-import { UsageError } from "../src/core/errors.js";
+import { oneSetting } from "./flags.js";
 
 export type EvalFlags = Omit<EvaluateOptions, "io" | "signal" | "corpus"> & {
   corpus: string[];
   /** `--canary-model`: what every other command calls `--model` here; the same setting. */
   canaryModel?: string;
+  /** `--judge-model`: the name `check` gives what this command calls `--judge`; the same setting. */
+  judgeModel?: string;
 };
 
 /** `--model` and `--canary-model` as one setting (UsageError when they name different models). */
 export function evalModel(flags: Pick<EvalFlags, "model" | "canaryModel">): string | undefined {
-  if (flags.canaryModel === "") throw new UsageError("--canary-model must not be empty");
-  if (flags.model !== undefined && flags.canaryModel !== undefined && flags.model !== flags.canaryModel) {
-    throw new UsageError("--canary-model is another name of --model: give one of them, not two different values");
-  }
-  return flags.model ?? flags.canaryModel;
+  return oneSetting(flags.model, flags.canaryModel, "--model", "--canary-model");
+}
+
+/** `--judge` and `--judge-model` (what check calls it) as one setting, likewise. */
+export function evalJudge(flags: Pick<EvalFlags, "judge" | "judgeModel">): string | undefined {
+  return oneSetting(flags.judge, flags.judgeModel, "--judge", "--judge-model");
 }
 
 /**

@@ -3,6 +3,7 @@
 // so this module stays cheap to import (no pipeline, no zod); turning the flags into options
 // happens in options.ts, which a command imports only when it runs.
 import { InvalidArgumentError, Option, type Command } from "commander";
+import { UsageError } from "../src/core/errors.js";
 import type { CanarySettings } from "../src/verbs/canary-settings.js";
 import { DEFAULT_CANARY_MODEL, DEFAULT_OPENAI_MODEL, MODEL_DIR_ENV, parseShardSpec, parseTimeoutFlag, type ShardSpec } from "../src/verbs/defaults.js";
 
@@ -57,6 +58,25 @@ export function thresholdArg(raw: string): number {
  * `canaryBackend`, leaving `canary` a plain boolean (false with --no-canary).
  */
 export type CanaryFlags = CanarySettings;
+
+/**
+ * One setting that has two flag names (`name`, and `alias`, the name another command uses or an
+ * older one): either may be given, or both with one value; two different values, or an empty
+ * alias, are refused rather than one silently winning.
+ */
+export function oneSetting(
+  value: string | undefined,
+  alias: string | undefined,
+  name: string,
+  aliasName: string,
+  relation: "another name" | "the older name" = "another name",
+): string | undefined {
+  if (alias === "") throw new UsageError(`${aliasName} must not be empty`);
+  if (value !== undefined && alias !== undefined && value !== alias) {
+    throw new UsageError(`${aliasName} is ${relation} of ${name}: give one of them, not two different values`);
+  }
+  return value ?? alias;
+}
 
 /** A repeatable option's values, in the order given. */
 export function collectValue(value: string, previous: string[] | undefined): string[] {

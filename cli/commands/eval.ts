@@ -13,14 +13,15 @@ import type { RunState } from "../run-state.js";
 
 /** Runs the evaluation, prints its summary and returns the exit code. */
 export async function run(flags: EvalFlags, io: CliIo): Promise<number> {
-  const [{ evaluate }, { evalModel, refuseSharedEvalFiles }, { evalBanner, formatSummary }, { verbIo }] = await Promise.all([
+  const [{ evaluate }, { evalJudge, evalModel, refuseSharedEvalFiles }, { evalBanner, formatSummary }, { verbIo }] = await Promise.all([
     import("../../src/verbs/eval.js"),
     import("../eval-flags.js"),
     import("../eval-output.js"),
     import("../verb-io.js"),
   ]);
-  const { canaryModel: _canaryModel, ...settings } = flags;
+  const { canaryModel: _canaryModel, judgeModel: _judgeModel, judge: _judge, ...settings } = flags;
   const model = evalModel(flags);
+  const judge = evalJudge(flags);
   await refuseSharedEvalFiles(flags, io);
   // The first interrupt stops the run at once (a call in flight is dropped, see runEval); a
   // second one ends the process whatever is still running.
@@ -29,6 +30,7 @@ export async function run(flags: EvalFlags, io: CliIo): Promise<number> {
     const { summary, header } = await evaluate({
       ...settings,
       ...(model === undefined ? {} : { model }),
+      ...(judge === undefined ? {} : { judge }),
       io: verbIo(io, { progress: "eval" }),
       signal: interrupt.signal,
     });
@@ -60,6 +62,7 @@ export function define(io: CliIo, state: RunState): Command {
     .option("--model <tag>", "canary model (required for pipeline and model-only)")
     .option("--canary-model <tag>", "the same as --model, under the name the other commands use")
     .option("--judge <tag>", "experimental LLM judge instead of the regex analyzer (canary modes only)")
+    .option("--judge-model <tag>", "the same as --judge, under the name check uses")
     .option("--threshold <n>", "behavioural block threshold, 0..1", thresholdArg, 0.6)
     .option("--timeout <seconds>", `per-call canary timeout (default: $${TIMEOUT_ENV}, else ${DEFAULT_EVAL_TIMEOUT_SECONDS})`, timeoutArg)
     .option("--warmup", "one unscored check before the cases (loads the model)")
