@@ -245,7 +245,10 @@ describe("usage and interruption", () => {
       [["--corpus", PROMPTS, "--judge", "qwen3:4b", "--output", out], /--judge requires a canary mode/],
       // --judge-model, check's name for it, is the same setting: the same refusal.
       [["--corpus", PROMPTS, "--judge-model", "qwen3:4b", "--output", out], /--judge requires a canary mode/],
-      [["--corpus", PROMPTS, "--judge", "a:1b", "--judge-model", "b:1b", "--output", out], /^error: --judge-model is another name of --judge: give one of them/],
+      [
+        ["--corpus", PROMPTS, "--judge", "a:1b", "--judge-model", "b:1b", "--output", out],
+        /^error: --judge-model is another name of --judge: give one of them/,
+      ],
       [["--corpus", PROMPTS, "--judge-model", "", "--output", out], /^error: --judge-model must not be empty\n$/],
       [["--corpus", PROMPTS, "--mode", "pipeline", "--model", "m", "--timeout", "0", "--output", out], /timeout/],
       [["--corpus", PROMPTS, "--threshold", "1.5", "--output", out], /threshold/],
