@@ -71,10 +71,14 @@ Exit codes: 0 consistent (and the pin matches); 1 any problem; 3 unreadable file
 and an export given the wrong way round, a manifest given as the export, or usage. A run whose canary was disabled by choice
 (--no-canary) admits nothing; verify says so in a note, which is not a problem.
 
+A pin proves something only when it comes from elsewhere than the files checked: record the
+SHA-256 when the run is published (sha256sum manifest.json) and carry it to the consumer out of
+band; a hash read off the same directory passes a forged pair.
+
 Examples:
   little-canary verify --manifest manifest.json --export admitted.json \\
-    --expect-manifest-sha256 "$(sha256sum manifest.json | cut -d' ' -f1)"
-  little-canary verify --index index.json --expect-index-sha256 "$(sha256sum index.json | cut -d' ' -f1)"`;
+    --expect-manifest-sha256 "$PINNED_MANIFEST_SHA256"   # the pin recorded at publication
+  little-canary verify --index index.json --expect-index-sha256 "$PINNED_INDEX_SHA256"`;
 
 /** After the options of `index --help`. */
 export const INDEX_HELP = `
@@ -85,7 +89,8 @@ Exit codes: 0 index written; 1 any problem (nothing written); 3 unreadable files
 
 Examples:
   little-canary index --out index.json m0.json:e0.json m1.json:e1.json m2.json:e2.json
-  little-canary verify --index index.json --expect-index-sha256 "$(sha256sum index.json | cut -d' ' -f1)"`;
+  sha256sum index.json   # the pin: carry it to the consumer out of band
+  little-canary verify --index index.json --expect-index-sha256 "$PINNED_INDEX_SHA256"`;
 
 /** After the options of `serve --help`. */
 export const SERVE_HELP = `
