@@ -8,11 +8,11 @@
 //   npm run build
 //   node dist/examples/langchain/index-export.js --manifest m.json --export e.json --expect-manifest-sha256 <hex>
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { index } from "@langchain/core/indexing";
 import { FakeEmbeddings } from "@langchain/core/utils/testing";
 import { LittleCanaryExportLoader } from "little-canary/langchain";
 import { MapRecordManager, MapVectorStore } from "./in-memory-stores.js";
+import { exampleArgs } from "../command-line.js";
 
 /** Where the pair is, its pin, and the stores to index into (fresh in-memory ones by default). */
 export interface IndexExportOptions {
@@ -36,11 +36,11 @@ export async function indexExport(options: IndexExportOptions): Promise<Indexing
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { manifest: { type: "string" }, export: { type: "string" }, "expect-manifest-sha256": { type: "string" } },
-  });
+  const usage = "usage: index-export --manifest M --export E --expect-manifest-sha256 HEX\n";
+  const values = exampleArgs({ manifest: { type: "string" }, export: { type: "string" }, "expect-manifest-sha256": { type: "string" } }, usage);
+  if (typeof values === "number") return values;
   if (!values.manifest || !values.export || !values["expect-manifest-sha256"]) {
-    process.stderr.write("usage: index-export --manifest M --export E --expect-manifest-sha256 HEX\n");
+    process.stderr.write(usage);
     return 2;
   }
   try {

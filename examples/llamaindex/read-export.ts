@@ -8,8 +8,8 @@
 //   npm run build
 //   node dist/examples/llamaindex/read-export.js --manifest m.json --export e.json --expect-manifest-sha256 <hex>
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { LittleCanaryExportReader } from "little-canary/llamaindex";
+import { exampleArgs } from "../command-line.js";
 
 /** One loaded document as the example reports it: its id and metadata keys. */
 export interface ReadDocument {
@@ -29,11 +29,11 @@ export async function readExport(options: { manifest: string; export: string; ex
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { manifest: { type: "string" }, export: { type: "string" }, "expect-manifest-sha256": { type: "string" } },
-  });
+  const usage = "usage: read-export --manifest M --export E --expect-manifest-sha256 HEX\n";
+  const values = exampleArgs({ manifest: { type: "string" }, export: { type: "string" }, "expect-manifest-sha256": { type: "string" } }, usage);
+  if (typeof values === "number") return values;
   if (!values.manifest || !values.export || !values["expect-manifest-sha256"]) {
-    process.stderr.write("usage: read-export --manifest M --export E --expect-manifest-sha256 HEX\n");
+    process.stderr.write(usage);
     return 2;
   }
   try {
