@@ -168,13 +168,24 @@ function heldRule(record: ManifestRecord): ReportRule | null {
   return blockRule(record.segments.some((segment) => segment.state === "block" && segment.verdict?.blocked_by === "structural_filter"));
 }
 
+/**
+ * Hold reasons that say a segment's screening failed or did not run (the canary errored, timed
+ * out, was unreachable or disabled), as a batch item's degraded or unexercised part does.
+ * `incomplete` alone is not one: segments left unchecked once the record was held were not needed.
+ */
+const UNSCREENED_HOLD_REASONS: ReadonlySet<string> = new Set(["degraded", "unexercised", "error"]);
+
 /** The report item of one manifest record (held records break a rule; admitted ones pass), read from line `line`. */
 export function reportItemFromRecord(record: ManifestRecord, line: number): ReportItem {
   const basis = record.admission_basis === "allowlist" ? " (allowlist)" : "";
   const outcome = record.admission === "admitted" ? `admitted${basis}` : `held (${record.hold_reasons.join(", ")})`;
   const matches: ReportMatch[] = [];
   for (const segment of record.segments) verdictMatches(segment.verdict, matches, segment.index);
-  return { index: record.index, line, rule: heldRule(record), outcome, sha256: record.sha256, id: idLabel(record.id, record.id_sha256), matches };
+  const rule = heldRule(record);
+  // A detection in a record with a segment not screened counts as not fully screened, as in screen.
+  const partly =
+    rule !== null && rule.kind === "detection" && record.hold_reasons.some((reason) => UNSCREENED_HOLD_REASONS.has(reason)) ? { unscreenedPart: true } : {};
+  return { index: record.index, line, rule, outcome, sha256: record.sha256, id: idLabel(record.id, record.id_sha256), matches, ...partly };
 }
 
 /** Distinct reasons named in a message, at most. */

@@ -189,6 +189,20 @@ describe("the SARIF invocation's count of items not fully screened", () => {
       "2 of 2 items not fully screened (1 coverage result, 1 detection result with a part not screened)",
     );
   });
+
+  it("ingest counts a held record's detection with a segment the canary did not screen as screen does, so the count matches the results", async () => {
+    await writeInput(ITEMS.slice(0, 2));
+    const run = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--no-canary", "--sarif", "held.sarif"], { cwd: dir });
+    expect(run.code).toBe(2);
+    const log = JSON.parse(await readFile(join(dir, "held.sarif"), "utf8"));
+    const results = log.runs[0].results as Array<{ ruleId: string; message: { text: string } }>;
+    expect(results.map((r) => r.ruleId)).toEqual(["little-canary/unexercised", "little-canary/block-structural"]);
+    expect(results[1]?.message.text).toContain("Part of the item was not screened");
+    expect(log.runs[0].invocations[0].executionSuccessful).toBe(false);
+    expect(log.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toBe(
+      "2 of 2 items not fully screened (1 coverage result, 1 detection result with a part not screened)",
+    );
+  });
 });
 
 describe("a block found in an item's labels", () => {
