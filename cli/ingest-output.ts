@@ -99,6 +99,12 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
         : `warning: ${repeat}; a valid one is checked and admitted like any other; pass --unique-ids to hold them\n`,
     );
   }
+  const reserved = run.summary.reservedLabels;
+  if (reserved.count > 0 && reserved.first !== null) {
+    warnings.push(
+      `warning: ${plural(reserved.count, "admitted record")} ${reserved.count === 1 ? "has" : "have"} an id starting "little-canary:" or a metadata key "little_canary" or starting "little_canary_" (first: record ${reserved.first}), which the RAG loaders reserve: they refuse to load this pair, though verify passes it; rename those ids or keys before ingest (docs/rag.md)\n`,
+    );
+  }
   const server = head.pipeline.canary_server;
   if (server !== undefined) {
     const counted =

@@ -2,6 +2,7 @@
 // input order, from a file or memory) so a run of any size prints its summary and warnings
 // without holding its manifest: the manifest's head, the outcome, the first held records with
 // their lines, repeated ids (as counts.duplicate_ids counts them) and the canary failures' cost.
+import { isReservedId, isReservedMetadataKey } from "../documents/reserved-labels.js";
 import { CIRCUIT_OPEN_ERROR, failedCanaryReason, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import type { ManifestRecord } from "../documents/schemas.js";
 import type { ManifestHead } from "../documents/manifest-v2.js";
@@ -57,6 +58,11 @@ export interface IngestRunSummary {
    * tells `observe` what the counter counted), and the first pair.
    */
   readonly duplicateIds: { readonly count: number; readonly first: DuplicateId | null };
+  /**
+   * Admitted records whose id or a metadata key the RAG adapters reserve (documents/reserved-labels.ts):
+   * how many, and the index of the first. The pair verifies, but the adapters refuse to load it.
+   */
+  readonly reservedLabels: { readonly count: number; readonly first: number | null };
   /** The canary's failures over the run, by records affected. */
   readonly canary: {
     /** Records with a segment the run did not send because the circuit breaker had opened. */
@@ -83,6 +89,8 @@ export interface EntryFacts
   readonly outage: CanaryOutageReason | null;
   /** Without an outage, the first other failed canary layer's coverage reason, or null. */
   readonly failed: string | null;
+  /** Admitted with an id or a metadata key the RAG adapters reserve. */
+  readonly reserved_labels: boolean;
 }
 
 /** The facts of `entry` (see EntryFacts). */
@@ -111,6 +119,8 @@ export function entryFacts(entry: ManifestRecord): EntryFacts {
     circuit_not_sent: entry.segments.some((segment) => segment.error === CIRCUIT_OPEN_ERROR),
     outage,
     failed: outage === null ? failed : null,
+    // Admitted records carry their id and metadata keys in plaintext; a held one is not exported.
+    reserved_labels: entry.admission === "admitted" && (isReservedId(entry.id) || (entry.metadata_keys ?? []).some(isReservedMetadataKey)),
   };
 }
 
@@ -125,6 +135,8 @@ export class RunTally {
   private failedRecords = 0;
   private duplicates = 0;
   private firstDuplicate: DuplicateId | null = null;
+  private reserved = 0;
+  private firstReserved: number | null = null;
 
   /** Takes one finished record by its facts, its input line and the earlier record its id digest repeats (RecordCounter's decision). */
   observe(facts: EntryFacts, line: number, repeatsIndex: number | null): void {
@@ -135,6 +147,10 @@ export class RunTally {
     if (repeatsIndex !== null) {
       this.duplicates++;
       this.firstDuplicate ??= { index: facts.index, firstIndex: repeatsIndex };
+    }
+    if (facts.reserved_labels) {
+      this.reserved++;
+      this.firstReserved ??= facts.index;
     }
     if (facts.circuit_not_sent) this.circuitNotSent++;
     if (facts.outage !== null) {
@@ -154,6 +170,7 @@ export class RunTally {
       outcome: this.code,
       held: [...this.heldNotes],
       duplicateIds: { count: this.duplicates, first: this.firstDuplicate },
+      reservedLabels: { count: this.reserved, first: this.firstReserved },
       canary: {
         circuitNotSent: this.circuitNotSent,
         outage: this.outageReason === null ? null : { reason: this.outageReason, records: this.outageRecords },

@@ -5,6 +5,7 @@
 // Each comes with its provenance under flat top-level keys (`little_canary_<field>`) that never
 // mix with the record's own, never one nested object: LlamaIndex renders each metadata value as
 // text and LangChain's `index()` leaves nested keys out of the hash it dedupes by.
+import { GENERATED_ID_PREFIX, isReservedId, isReservedMetadataKey, PROVENANCE_KEY, PROVENANCE_PREFIX } from "../documents/reserved-labels.js";
 import { MAX_DOCUMENT_BYTES, parseJsonDocument, readFailureMessage } from "../core/read-document.js";
 import { readSmallFile } from "../core/read-at-most.js";
 import { resolve } from "node:path";
@@ -59,8 +60,7 @@ export class ExportVerificationError extends LittleCanaryError {
   }
 }
 
-/** A reserved metadata key: the LangChain loader once nested its provenance under it, so a record's own metadata may not use it. */
-export const PROVENANCE_KEY = "little_canary";
+export { PROVENANCE_KEY, PROVENANCE_PREFIX };
 
 /** Where a loaded document came from. */
 export interface Provenance {
@@ -75,12 +75,6 @@ export interface Provenance {
   /** SHA-256 of the manifest the record was verified against. */
   readonly manifest_sha256: string;
 }
-
-/** The prefix of the flat provenance keys (`little_canary_index`, `little_canary_sha256`, …). */
-export const PROVENANCE_PREFIX = "little_canary_";
-
-/** Every id the adapters generate for a record without one starts so; a record's own id may not. */
-const GENERATED_ID_PREFIX = "little-canary:";
 
 /**
  * The generated id of a record without one, less its index: `little-canary:` for a pair, and
@@ -177,7 +171,7 @@ export function admittedLoader(given: VerifiedExportOptions, where: string): () 
     // pair is sound, but this loader cannot hand it on as it is: a refusal of the export (code
     // `verification`, every such record listed), since a caller's option is not at fault.
     const reserved = records.flatMap((record): VerifyProblem[] => [
-      ...(Object.keys(record.metadata).some((key) => key === PROVENANCE_KEY || key.startsWith(PROVENANCE_PREFIX))
+      ...(Object.keys(record.metadata).some(isReservedMetadataKey)
         ? [
             {
               code: "reserved_metadata_key" as const,
@@ -185,9 +179,7 @@ export function admittedLoader(given: VerifiedExportOptions, where: string): () 
             },
           ]
         : []),
-      // An id in the namespace of generated ids could be a record's without one, and replace it in a store keyed by id.
-      // Compared case-folded and NFKC-normalized: a store that folds either must not see a collision either.
-      ...(record.id?.normalize("NFKC").toLowerCase().startsWith(GENERATED_ID_PREFIX)
+      ...(isReservedId(record.id)
         ? [
             {
               code: "reserved_id" as const,
