@@ -5,6 +5,7 @@ import type { IngestRunReport } from "../src/ingest/run-plan.js";
 import { EXIT_EXPLANATIONS, HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
 import { canaryOutageWarning, canaryReplyWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
 import { HOLD_REASONS } from "../src/documents/schemas.js";
+import { GENERATED_ID_PREFIX, PROVENANCE_KEY, PROVENANCE_PREFIX } from "../src/documents/reserved-labels.js";
 import type { PublishResult } from "../src/publish/publish.js";
 import { copyPublishedFile } from "../src/publish/published-copy.js";
 import { writeOut, type CliIo } from "./io.js";
@@ -102,7 +103,7 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
   const reserved = run.summary.reservedLabels;
   if (reserved.count > 0 && reserved.first !== null) {
     warnings.push(
-      `warning: ${plural(reserved.count, "admitted record")} ${reserved.count === 1 ? "has" : "have"} an id starting "little-canary:" or a metadata key "little_canary" or starting "little_canary_" (first: record ${reserved.first}), which the RAG loaders reserve: they refuse to load this pair, though verify passes it; rename those ids or keys before ingest (docs/rag.md)\n`,
+      `warning: ${plural(reserved.count, "admitted record")} ${reserved.count === 1 ? "has" : "have"} an id starting "${GENERATED_ID_PREFIX}" or a metadata key "${PROVENANCE_KEY}" or starting "${PROVENANCE_PREFIX}" (first: record ${reserved.first}), which the RAG loaders reserve: they refuse to load this pair, though verify passes it; rename those ids or keys before ingest (docs/rag.md)\n`,
     );
   }
   const server = head.pipeline.canary_server;

@@ -173,7 +173,7 @@ function heldRule(record: ManifestRecord): ReportRule | null {
  * out, was unreachable or disabled), as a batch item's degraded or unexercised part does.
  * `incomplete` alone is not one: segments left unchecked once the record was held were not needed.
  */
-const UNSCREENED_HOLD_REASONS: ReadonlySet<string> = new Set(["degraded", "unexercised", "error"]);
+const UNSCREENED_HOLD_REASONS: ReadonlySet<HoldReason> = new Set<HoldReason>(["degraded", "unexercised", "error"]);
 
 /** The report item of one manifest record (held records break a rule; admitted ones pass), read from line `line`. */
 export function reportItemFromRecord(record: ManifestRecord, line: number): ReportItem {

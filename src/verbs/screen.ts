@@ -39,8 +39,12 @@ function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, ta
   if (trip !== null) return circuitOpenWarning(target, trip, summary.notSent === 0 ? null : `${n(summary.notSent, "item")} of ${summary.total}`);
   // An item blocked by a check that did run is counted, since a part of it went unscreened, and
   // said to be blocked, so that the count does not read as that many items left unscreened.
-  const items = ({ affected, blocked }: { affected: number; blocked: number }) =>
-    `${n(affected, "item")} of ${summary.total}${blocked === 0 ? "" : ` (${blocked === affected ? (affected === 1 ? "it is" : "all are") : `${blocked} of them`} blocked all the same)`}`;
+  const blockedNote = (affected: number, blocked: number): string => {
+    if (blocked === 0) return "";
+    const which = blocked < affected ? `${blocked} of them` : affected === 1 ? "it is" : "all are";
+    return ` (${which} blocked all the same)`;
+  };
+  const items = ({ affected, blocked }: { affected: number; blocked: number }) => `${n(affected, "item")} of ${summary.total}${blockedNote(affected, blocked)}`;
   const { first } = summary.outage;
   if (first !== null) return canaryOutageWarning(target, first, items(summary.outage));
   const failed = summary.failed;
