@@ -52,11 +52,47 @@ export function canonicalValue(bytes: Buffer, shape: Shape, limits: { readonly m
   };
   try {
     const value: unknown = JSON.parse(text);
-    return fits(value, shape, 0) && JSON.stringify(value) === text ? value : NOT_CANONICAL;
+    return fits(value, shape, 0) && serializesTo(value, text, bytes) ? value : NOT_CANONICAL;
   } catch {
     return NOT_CANONICAL;
   }
 }
+
+/** Shortest last string worth serializing apart (an export record's text; a digest is not). */
+const LONG_LAST_STRING = 256;
+
+/**
+ * Whether `JSON.stringify(value) === text`, where `value` is what `JSON.parse` made of `text` and
+ * `bytes` are its strict UTF-8. An object whose last member is a long string (an export record's
+ * `text`, most of its bytes) is compared without serializing that string again: the rest is
+ * serialized with the string empty, which must be exactly the text up to the string's opening
+ * quote; when the string's bytes from there hold no backslash and no quote but the closing one
+ * before the final brace, the parse read those bytes as the string itself (no escape, and no
+ * control character, which the grammar refuses raw; strict UTF-8 has no lone surrogate), and
+ * `JSON.stringify` writes such a string back unchanged, so the whole comes back as `text`. A
+ * string with an escape is compared by serializing the whole.
+ */
+function serializesTo(value: unknown, text: string, bytes: Buffer): boolean {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value) === text;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  const last = keys[keys.length - 1];
+  const tail = last === undefined ? undefined : record[last];
+  if (last === undefined || typeof tail !== "string" || tail.length < LONG_LAST_STRING) return JSON.stringify(value) === text;
+  const emptied = JSON.stringify({ ...record, [last]: "" });
+  // Up to and including the string's opening quote (`…,"text":"`), the text is the rest's serialization.
+  const head = emptied.slice(0, emptied.length - 2);
+  if (!text.startsWith(head)) return false;
+  if (text.length === head.length + tail.length + 2 && text.endsWith('"}')) {
+    const raw = bytes.subarray(Buffer.byteLength(head, "utf8"), bytes.length - 2);
+    if (raw.indexOf(BACKSLASH) === -1 && raw.indexOf(QUOTE) === -1) return true;
+  }
+  // The string holds an escape (canonical for a control character, a quote or a backslash).
+  return JSON.stringify(value) === text;
+}
+
+const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
 
 /** A `\ud…` escape (a surrogate written as an escape: canonical text has none, paired or not). */
 function hasSurrogateEscape(text: string): boolean {

@@ -47,6 +47,25 @@ const nearJson: fc.Arbitrary<string> = fc.oneof(
   ),
 );
 
+/** What canonicalValue decides by serializing the parsed value whole: the decision its shortcut must equal. */
+function wholeComparisonAccepts(text: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  // Every key in code-unit order in Object.keys order, and every string and key well-formed.
+  const sound = (node: unknown): boolean => {
+    if (typeof node === "string") return node.isWellFormed();
+    if (node === null || typeof node !== "object") return true;
+    if (Array.isArray(node)) return node.every(sound);
+    const keys = Object.keys(node);
+    return keys.every((k, i) => k.isWellFormed() && (i === 0 || (keys[i - 1] as string) < k) && sound((node as Record<string, unknown>)[k]));
+  };
+  return text.isWellFormed() && sound(parsed) && JSON.stringify(parsed) === text;
+}
+
 describe("canonicalValue", () => {
   it("accepts only texts the strict grammar reads to the same value and the canonical serializer writes back", () => {
     fc.assert(
@@ -84,6 +103,44 @@ describe("canonicalValue", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it("compares a long last string without serializing it again, and still refuses any edit of it or before it", () => {
+    // An export record's shape: short members, then a long text last (the part compared apart).
+    const long = fc.string({ unit: "binary", minLength: 256, maxLength: 600 }).filter((s) => s.isWellFormed());
+    const record = fc.record({
+      id: fc.oneof(fc.string(), fc.constant(null)),
+      index: fc.nat(),
+      metadata: fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+      text: long,
+    });
+    const edited = fc
+      .tuple(
+        record.map((r) => JSON.stringify(r)),
+        fc.nat(),
+        fc.constantFrom("", " ", '"', "\\", "\\n", "\\u0041", "\\ud800", "\n", "\u0001", '","text":"x', '"}', "\u{1f600}", '","a":"'),
+      )
+      .map(([text, at, insert]) => `${text.slice(0, at % (text.length + 1))}${insert}${text.slice(at % (text.length + 1))}`);
+    fc.assert(
+      fc.property(edited, (edit) => {
+        // An edit may split a surrogate pair: the bytes (and the text they are) then hold U+FFFD.
+        const text = bytes(edit).toString("utf8");
+        const value = canonicalValue(bytes(text), ANY_SHAPE, LIMITS);
+        // Exactly what comparing the whole serialization decides, so canonical texts still pass.
+        expect(value !== NOT_CANONICAL).toBe(wholeComparisonAccepts(text));
+        if (value !== NOT_CANONICAL) expect(canonicalJsonUnchecked(value)).toBe(text);
+      }),
+      { numRuns: 3000 },
+    );
+    // Neighbours of a long text: an escape anywhere in it, a quote inside it, a member after it.
+    const text = "x".repeat(300);
+    expect(canonicalValue(bytes(`{"a":1,"text":"${text}"}`), ANY_SHAPE, LIMITS)).toEqual({ a: 1, text });
+    expect(canonicalValue(bytes(`{"a":1,"text":"${text}\\u0041"}`), ANY_SHAPE, LIMITS)).toBe(NOT_CANONICAL);
+    expect(canonicalValue(bytes(`{"a":1,"text":"${text}\\\\"}`), ANY_SHAPE, LIMITS)).toEqual({ a: 1, text: `${text}\\` });
+    expect(canonicalValue(bytes(`{"a":1,"text":"${text}\\/"}`), ANY_SHAPE, LIMITS)).toBe(NOT_CANONICAL);
+    expect(canonicalValue(bytes(`{"a":1,"text":"x","text":"${text}"}`), ANY_SHAPE, LIMITS)).toBe(NOT_CANONICAL);
+    expect(canonicalValue(bytes(`{"a":1, "text":"${text}"}`), ANY_SHAPE, LIMITS)).toBe(NOT_CANONICAL);
+    expect(canonicalValue(bytes(`{"a":1,"text":"${text}","z":1}`), ANY_SHAPE, LIMITS)).toEqual({ a: 1, text, z: 1 });
   });
 
   it("declines what the shape would not build whole, what exceeds the value budget, and invalid UTF-8", () => {
