@@ -208,20 +208,28 @@ function defaultSummary(v: Loose): string | undefined {
   if (degraded) return `Input blocked by ${String(blockedBy)}; behavioral coverage also failed (${t}s)`;
   if (blockedBy !== null) return `Input blocked by ${String(blockedBy)} (${t}s)`;
   if ((v["advisory"] as Loose | undefined)?.["flagged"] === true) return `Input allowed with security advisory (${t}s)`;
-  if (exercisedVerdict(v)) return `Input passed all enabled security layers; behavioral probe exercised (${t}s)`;
+  if (exercisedVerdict(v)) return passedSummary(t);
   return `Input allowed without behavioral canary screening (${t}s)`;
 }
+
+/** The summary of a verdict every layer of which passed, with the canary exercised (`t`: its latency to 3 places). */
+function passedSummary(t: string): string {
+  return `Input passed all enabled security layers; behavioral probe exercised (${t}s)`;
+}
+
+/** A layer's details when they only say it passed (the structural filter's, the exercised canary's at risk 0). */
+const PASSED_DETAILS = { structural_filter: "Clean", canary_probe: "No behavioral anomalies detected." } as const;
 
 /** The details a layer with this name and status states (pipeline/base.ts), when they only restate it. */
 function defaultDetails(layer: Loose, verdict: Loose): string | undefined {
   const status = layer["status"];
   if (layer["name"] === "structural_filter") {
-    if (status === "passed") return "Clean";
+    if (status === "passed") return PASSED_DETAILS.structural_filter;
     const matches = layer["matches"];
     if (status === "blocked" && Array.isArray(matches)) return [...new Set(matches.map((m) => (m as Loose)["reason"]))].join("; ");
     return undefined;
   }
-  if (status === "passed" && verdict["canary_risk_score"] === 0) return "No behavioral anomalies detected.";
+  if (status === "passed" && verdict["canary_risk_score"] === 0) return PASSED_DETAILS.canary_probe;
   if (status === "skipped" && verdict["canary_status"] === "skipped_after_block") return "Skipped after structural filter block.";
   if (status === "skipped" && verdict["canary_status"] === "disabled") return "Canary disabled by configuration.";
   return undefined;
@@ -347,6 +355,34 @@ function expandVerdict(compact: Loose, path: ReadonlyArray<string | number>): Ve
     fill(expansionOf(LAYER_SLOTS, layer), LAYER_RULES, { position: i, count: layers.length, verdict: v }, [...path, "layers", i]),
   );
   return fill(v, VERDICT_RULES_AFTER_LAYERS, {}, path) as unknown as VerdictJson;
+}
+
+/**
+ * What expandVerdict gives for a compact verdict of latencies alone (`{layers: [{latency}…],
+ * total_latency}`, one or two layers, every latency finite, and a `summary` when it is not the
+ * default): the verdict of a text every enabled
+ * layer passed, the canary exercised at risk 0. Built directly, for verify's clean records
+ * (verify/clean-record.ts); a test holds it equal to expandVerdict.
+ */
+export function passedVerdict(layerLatencies: readonly number[], totalLatency: number, summary?: string): VerdictJson {
+  const count = layerLatencies.length;
+  const layers = layerLatencies.map((latency, i) => {
+    const name: keyof typeof PASSED_DETAILS = i === count - 1 ? "canary_probe" : "structural_filter";
+    return { name, status: "passed" as const, passed: true, details: PASSED_DETAILS[name], latency };
+  });
+  return {
+    canary_status: "exercised",
+    analysis_status: "exercised",
+    analysis_method: "regex",
+    blocked_by: null,
+    safe: true,
+    degraded: false,
+    canary_risk_score: 0,
+    advisory: { flagged: false, severity: "none", signals: [], message: "" },
+    layers,
+    total_latency: totalLatency,
+    summary: summary ?? passedSummary(totalLatency.toFixed(3)),
+  };
 }
 
 function compactVerdict(full: VerdictJson): Loose {

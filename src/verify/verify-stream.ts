@@ -13,6 +13,7 @@ import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manif
 import { isInt, isObj, own, planGeometry, recordBounds, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
+import { cleanRecordExpansion } from "./clean-record.js";
 import { compileCheck } from "../core/schema-check.js";
 import { SkippedValue } from "../core/parse-line.js";
 import { appendAll, MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
@@ -119,8 +120,14 @@ export class StreamedManifest {
     const compact = isObj(value) && !Object.hasOwn(value, "index");
     const shape = compact ? "v2" : "v1";
     this.firstOfShape[shape] ??= position;
-    const expanded = compact ? expandedRecord(value, position, this.geometry) : { record: value, issuePath: null };
-    const checked = checkManifestRecordAt(expanded.record, position, this.geometry, this.problems, this.bounds);
+    // A clean admission (nearly every record of a large run) is expanded and checked the short way.
+    const clean = compact && this.geometry !== null ? cleanRecordExpansion(value, position, this.geometry, this.bounds) : null;
+    const expanded =
+      clean !== null ? { record: clean, issuePath: null } : compact ? expandedRecord(value, position, this.geometry) : { record: value, issuePath: null };
+    const checked =
+      clean !== null
+        ? { usable: clean, issuePath: null, verdictsAgree: true }
+        : checkManifestRecordAt(expanded.record, position, this.geometry, this.problems, this.bounds);
     const usable = checked.usable;
     if (usable !== null && checked.verdictsAgree) this.agreeing.add(usable);
     const issuePath = expanded.issuePath ?? checked.issuePath;
