@@ -66,11 +66,8 @@ const LONG_LAST_STRING = 256;
  * `bytes` are its strict UTF-8. An object whose last member is a long string (an export record's
  * `text`, most of its bytes) is compared without serializing that string again: the rest is
  * serialized with the string empty, which must be exactly the text up to the string's opening
- * quote; when the string's bytes from there hold no backslash and no quote but the closing one
- * before the final brace, the parse read those bytes as the string itself (no escape, and no
- * control character, which the grammar refuses raw; strict UTF-8 has no lone surrogate), and
- * `JSON.stringify` writes such a string back unchanged, so the whole comes back as `text`. A
- * string with an escape is compared by serializing the whole.
+ * quote (`…,"text":"`); the parse then read the string from there (canonicalStringTo), and when
+ * its bytes are written as `JSON.stringify` writes them, the whole comes back as `text`.
  */
 function serializesTo(value: unknown, text: string, bytes: Buffer): boolean {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value) === text;
@@ -80,19 +77,60 @@ function serializesTo(value: unknown, text: string, bytes: Buffer): boolean {
   const tail = last === undefined ? undefined : record[last];
   if (last === undefined || typeof tail !== "string" || tail.length < LONG_LAST_STRING) return JSON.stringify(value) === text;
   const emptied = JSON.stringify({ ...record, [last]: "" });
-  // Up to and including the string's opening quote (`…,"text":"`), the text is the rest's serialization.
   const head = emptied.slice(0, emptied.length - 2);
   if (!text.startsWith(head)) return false;
-  if (text.length === head.length + tail.length + 2 && text.endsWith('"}')) {
-    const raw = bytes.subarray(Buffer.byteLength(head, "utf8"), bytes.length - 2);
-    if (raw.indexOf(BACKSLASH) === -1 && raw.indexOf(QUOTE) === -1) return true;
-  }
-  // The string holds an escape (canonical for a control character, a quote or a backslash).
+  if (canonicalStringTo(bytes, Buffer.byteLength(head, "utf8"))) return true;
+  // Not written as JSON.stringify writes a string (or not where expected): compare the whole.
   return JSON.stringify(value) === text;
 }
 
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
+const CLOSE_BRACE = 0x7d;
+/**
+ * Byte tables: the letters after a backslash in the escapes JSON.stringify writes by letter (for a
+ * quote, a backslash, and b f n r t), and the control characters it writes so (never as `u00XX`).
+ */
+const LETTER_ESCAPES = byteTable([0x22, 0x5c, 0x62, 0x66, 0x6e, 0x72, 0x74]);
+const LETTERED_CONTROLS = byteTable([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
+
+function byteTable(set: readonly number[]): Uint8Array {
+  const table = new Uint8Array(256);
+  for (const byte of set) table[byte] = 1;
+  return table;
+}
+
+/**
+ * Whether the string that starts at byte `from` (after its opening quote) runs to the quote
+ * before the final brace, every escape in it the one JSON.stringify writes: a letter for a quote,
+ * a backslash and \b \f \n \r \t, and `\u00xx` (lowercase) for any other control character.
+ * The parse read these bytes as a string, so the characters between the escapes are written raw
+ * by JSON.stringify too: no quote or backslash (those start an escape or end the string), no
+ * control character (the grammar refuses them raw), no lone surrogate (strict UTF-8 has none).
+ */
+function canonicalStringTo(bytes: Buffer, from: number): boolean {
+  const close = bytes.length - 2;
+  if (close < from || bytes[close] !== QUOTE || bytes[close + 1] !== CLOSE_BRACE) return false;
+  let at = from;
+  // The next quote from `at` on, found again only once passed (an escaped quote): one scan in all.
+  let quote = bytes.indexOf(QUOTE, at);
+  for (;;) {
+    if (quote < at) quote = bytes.indexOf(QUOTE, at);
+    const backslash = bytes.indexOf(BACKSLASH, at);
+    if (backslash === -1 || backslash > quote) return quote === close;
+    const letter = bytes[backslash + 1] as number;
+    if (LETTER_ESCAPES[letter] === 1) {
+      at = backslash + 2;
+      continue;
+    }
+    if (letter !== 0x75 || bytes[backslash + 2] !== 0x30 || bytes[backslash + 3] !== 0x30) return false;
+    const high = bytes[backslash + 4] as number;
+    const low = bytes[backslash + 5] as number;
+    const lowValue = low >= 0x30 && low <= 0x39 ? low - 0x30 : low >= 0x61 && low <= 0x66 ? low - 0x61 + 10 : -1;
+    if ((high !== 0x30 && high !== 0x31) || lowValue === -1 || LETTERED_CONTROLS[(high - 0x30) * 16 + lowValue] === 1) return false;
+    at = backslash + 6;
+  }
+}
 
 /** A `\ud…` escape (a surrogate written as an escape: canonical text has none, paired or not). */
 function hasSurrogateEscape(text: string): boolean {

@@ -107,7 +107,15 @@ describe("canonicalValue", () => {
 
   it("compares a long last string without serializing it again, and still refuses any edit of it or before it", () => {
     // An export record's shape: short members, then a long text last (the part compared apart).
-    const long = fc.string({ unit: "binary", minLength: 256, maxLength: 600 }).filter((s) => s.isWellFormed());
+    const long = fc.oneof(
+      fc.string({ unit: "binary", minLength: 256, maxLength: 600 }).filter((s) => s.isWellFormed()),
+      // Texts that need escapes: newlines, quotes, backslashes, every kind of control character.
+      fc.string({
+        unit: fc.constantFrom("a", " ", "é", "\u{1f600}", "\n", "\t", '"', "\\", "/", "\u0000", "\u0008", "\u000b", "\u001f", "\u007f"),
+        minLength: 256,
+        maxLength: 600,
+      }),
+    );
     const record = fc.record({
       id: fc.oneof(fc.string(), fc.constant(null)),
       index: fc.nat(),
@@ -118,7 +126,30 @@ describe("canonicalValue", () => {
       .tuple(
         record.map((r) => JSON.stringify(r)),
         fc.nat(),
-        fc.constantFrom("", " ", '"', "\\", "\\n", "\\u0041", "\\ud800", "\n", "\u0001", '","text":"x', '"}', "\u{1f600}", '","a":"'),
+        fc.constantFrom(
+          "",
+          " ",
+          '"',
+          "\\",
+          "\\n",
+          "\\u0041",
+          "\\ud800",
+          "\n",
+          "\u0001",
+          '","text":"x',
+          '"}',
+          "\u{1f600}",
+          '","a":"',
+          "\\u001f",
+          "\\u001F",
+          "\\u0008",
+          "\\u000a",
+          "\\/",
+          '\\"',
+          "\\\\",
+          "\\u00",
+          "\\",
+        ),
       )
       .map(([text, at, insert]) => `${text.slice(0, at % (text.length + 1))}${insert}${text.slice(at % (text.length + 1))}`);
     fc.assert(
