@@ -59,6 +59,22 @@ export function segmentPlaces(length: number, charsTotal: number, geometry: Geom
 }
 
 /**
+ * The planned places of a record that states `stated` segments, or null when its plan has another
+ * count (or its lengths or the geometry are invalid). Counted first: hostile lengths (10^15 code
+ * points) never make us build a huge plan, and a plan of another count is no place for them anyway.
+ */
+export function placesOfStated(length: number, charsTotal: number, stated: number, geometry: Geometry): ReturnType<typeof segmentPlaces> | null {
+  const materialLength = charsTotal - length;
+  if (materialLength < 0) return null;
+  try {
+    const count = segmentCount(materialLength, geometry.chars, geometry.overlap) + segmentCount(length, geometry.chars, geometry.overlap);
+    return count === stated ? segmentPlaces(length, charsTotal, geometry) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Whether `segments` are exactly the windows `chars`/`overlap` give a record of `length` text
  * code points and `charsTotal` in all (metadata windows first, then text), none left out:
  * what `verify` and the verdict cache's record entries both check of a stated record.

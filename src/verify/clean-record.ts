@@ -11,7 +11,7 @@ import { sha256Hex } from "../core/hash.js";
 import { passedVerdict } from "../documents/manifest-v2.js";
 import { recordState } from "../documents/record-state.js";
 import type { ManifestRecord, ManifestSegment } from "../documents/schemas.js";
-import { segmentCount, segmentPlaces, type Geometry } from "../documents/segment-spans.js";
+import { placesOfStated, type Geometry } from "../documents/segment-spans.js";
 import { isInt, type Obj, type RecordBounds } from "./_values.js";
 
 /** The record keys of the shape, and those it needs. */
@@ -60,16 +60,6 @@ function passedLatencies(verdict: unknown, structural: boolean | null): number[]
   return latencies;
 }
 
-/** The plan's places for a record of `stated` segments, counted before any is built; null when the plan has another count. */
-function planned(length: number, charsTotal: number, stated: number, geometry: Geometry): ReturnType<typeof segmentPlaces> | null {
-  try {
-    const count = segmentCount(charsTotal - length, geometry.chars, geometry.overlap) + segmentCount(length, geometry.chars, geometry.overlap);
-    return count === stated ? segmentPlaces(length, charsTotal, geometry) : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The v1 record of the compact record at `position` when it is a clean admission as ingest writes
  * it (see the file's head), within the manifest's `bounds`; else null (take the general way).
@@ -87,7 +77,7 @@ export function cleanRecordExpansion(compact: Obj, position: number, geometry: G
   const keyCount = Array.isArray(keys) ? keys.length : 0;
   if (!Array.isArray(segments) || segments.length === 0) return null;
   if (bounds !== null && (segments.length > bounds.maxSegments || keyCount > bounds.maxMetadataKeys)) return null;
-  const places = planned(length, charsTotal, segments.length, geometry);
+  const places = placesOfStated(length, charsTotal, segments.length, geometry);
   if (places === null) return null;
   const expanded: ManifestSegment[] = [];
   for (let i = 0; i < segments.length; i++) {

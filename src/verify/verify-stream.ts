@@ -12,7 +12,7 @@ import { EXPORT_SCHEMA, ExportRecordSchema, type ManifestCounts } from "../docum
 import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manifestVersionNamed } from "../documents/manifest-v2.js";
 import { isInt, isObj, own, planGeometry, recordBounds, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
-import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord } from "./manifest-checks.js";
+import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord, type ManifestRecordCheck } from "./manifest-checks.js";
 import { cleanRecordExpansion } from "./clean-record.js";
 import { compileCheck } from "../core/schema-check.js";
 import { SkippedValue } from "../core/parse-line.js";
@@ -120,17 +120,8 @@ export class StreamedManifest {
     const compact = isObj(value) && !Object.hasOwn(value, "index");
     const shape = compact ? "v2" : "v1";
     this.firstOfShape[shape] ??= position;
-    // A clean admission (nearly every record of a large run) is expanded and checked the short way.
-    const clean = compact && this.geometry !== null ? cleanRecordExpansion(value, position, this.geometry, this.bounds) : null;
-    const expanded =
-      clean !== null ? { record: clean, issuePath: null } : compact ? expandedRecord(value, position, this.geometry) : { record: value, issuePath: null };
-    const checked =
-      clean !== null
-        ? { usable: clean, issuePath: null, verdictsAgree: true }
-        : checkManifestRecordAt(expanded.record, position, this.geometry, this.problems, this.bounds);
-    const usable = checked.usable;
-    if (usable !== null && checked.verdictsAgree) this.agreeing.add(usable);
-    const issuePath = expanded.issuePath ?? checked.issuePath;
+    const { facts, usable, verdictsAgree, issuePath } = this.checked(value, compact, position);
+    if (usable !== null && verdictsAgree) this.agreeing.add(usable);
     if (issuePath !== null && this.recordIssue === null) this.recordIssue = [RECORDS_KEY, position, ...issuePath];
     if (this.hash !== null) {
       try {
@@ -142,13 +133,26 @@ export class StreamedManifest {
     }
     if (this.recountable) {
       try {
-        this.recount.add(expanded.record);
+        this.recount.add(facts);
       } catch {
         this.recountable = false;
       }
     }
     tagProblems(this.problems, this.positions, position, this.kept);
     return usable;
+  }
+
+  /**
+   * One record checked (its problems added): its v1 facts (a v2 record expanded), whether it is
+   * usable by index and its verdicts re-classified as recorded, and its first schema issue. A clean
+   * admission, nearly every record of a large run, takes the short way (clean-record.ts).
+   */
+  private checked(value: unknown, compact: boolean, position: number): ManifestRecordCheck & { facts: unknown } {
+    const clean = compact && this.geometry !== null ? cleanRecordExpansion(value as Obj, position, this.geometry, this.bounds) : null;
+    if (clean !== null) return { facts: clean, usable: clean, verdictsAgree: true, issuePath: null };
+    const expanded = compact ? expandedRecord(value as Obj, position, this.geometry) : { record: value, issuePath: null };
+    const checked = checkManifestRecordAt(expanded.record, position, this.geometry, this.problems, this.bounds);
+    return { ...checked, facts: expanded.record, issuePath: expanded.issuePath ?? checked.issuePath };
   }
 
   /** What this share's records gave, for `absorb` on the thread that assembles the pair. */
