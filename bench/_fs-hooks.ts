@@ -14,7 +14,7 @@ export interface PublishFsCall {
   readonly to?: string;
 }
 
-/** Runs before the operation; throwing fails it (the operation is then not performed). */
+/** Runs before the operation; throwing fails it (the operation is then not performed, except a close: see wrapHandle). */
 export type PublishFsHook = (call: PublishFsCall) => void | Promise<void>;
 
 /** `base` with `hook` run before each of its operations (see the header). */
@@ -27,7 +27,15 @@ export function hookedFs(base: PublishFs, hook: PublishFsHook): PublishFs {
   const wrapHandle = (handle: PublishFileHandle, path: string): PublishFileHandle => ({
     write: (data) => after({ op: "write", path }, () => handle.write(data)),
     sync: () => after({ op: "fsync", path }, () => handle.sync()),
-    close: () => after({ op: "close", path }, () => handle.close()),
+    // As close(2) does, a failed close still releases the descriptor: the real handle is closed
+    // whatever the hook does, and the hook's error (an injected close failure) is then thrown.
+    close: async () => {
+      try {
+        await hook({ op: "close", path });
+      } finally {
+        await handle.close();
+      }
+    },
   });
   return {
     open: (path, purpose, mode) => after({ op: "open", path }, async () => wrapHandle(await base.open(path, purpose, mode), path)),
