@@ -49,8 +49,10 @@ const ISOLATED = filesChangingSharedState();
 export default defineConfig({
   resolve: { alias: SELF_ALIASES },
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A timeout catches a hang, never a slow test: the slowest tests here take up to 18 s on a
+    // 2-core machine running other work beside the suite, so every test has 60 s unless it says more.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: "forks",
     // One test file per core. Vitest's default is one core fewer, which on a 2-core machine is a single
     // worker: the suite then used one core (load average 1.3) and took 4.6 minutes.

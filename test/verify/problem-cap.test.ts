@@ -2,7 +2,8 @@
 // MAX_KEPT_RECORD_PROBLEMS of each document's records, in record order, and counts the rest in one
 // problem; it lists the first MAX_LISTED_MISSING admitted records missing from the export and
 // counts the rest. The same whichever path read the pair (streamed on one thread or in two
-// shares, or held whole).
+// shares, or held whole). Each test reads pairs of over 10,000 records several ways: 18 s on a busy
+// 2-core machine, so each has 120 s.
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING } from "../../src/verify/problems.js";
@@ -24,7 +25,7 @@ describe("problems kept of a pair damaged throughout", () => {
     const { result } = await verifyFilesWithMode({ manifest: join(dir, "manifest.json"), export: join(dir, "export.json") });
     const listed = Array.from({ length: MAX_LISTED_MISSING }, (_, i) => i).join(", ");
     expect(result.problems.find((p) => p.code === "admitted_missing")?.message).toBe(`admitted records missing from export: [${listed}] and ${extra} more`);
-  });
+  }, 120_000);
 
   it("an export of many malformed records: the first ones kept in order, the rest counted, the same on every path", async () => {
     const dir = await tempDir();
@@ -48,7 +49,7 @@ describe("problems kept of a pair damaged throughout", () => {
     );
     // The problems of the pair as a whole still follow.
     expect(codes.slice(MAX_KEPT_RECORD_PROBLEMS)).toEqual(["problems_not_kept", "admitted_missing", "admitted_count"]);
-  });
+  }, 120_000);
 
   it("a manifest of 30,000 malformed records: the problems past the first are counted, alone and with an export", async () => {
     const dir = await tempDir();
@@ -67,5 +68,5 @@ describe("problems kept of a pair damaged throughout", () => {
         `${30_000 - MAX_KEPT_RECORD_PROBLEMS} more problems in the manifest's records not kept (verify keeps the first ${MAX_KEPT_RECORD_PROBLEMS} of each document)`,
       );
     }
-  });
+  }, 120_000);
 });

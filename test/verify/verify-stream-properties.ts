@@ -348,12 +348,14 @@ export function verifyStreamProperties(chunks: readonly number[], properties: re
     240_000,
   );
 
-  property(
-    "tampered documents",
-    "tampered documents get the same problems, codes and messages",
-    async () => {
-      const dir = await tempDir();
-      for (const [name, tamper] of Object.entries(TAMPERS)) {
+  // One test a tamper: the whole list in one test took 126 s of its 240 s on a loaded machine in
+  // reads of a few bytes.
+  for (const [name, tamper] of Object.entries(TAMPERS)) {
+    property(
+      "tampered documents",
+      `tampered documents get the same problems, codes and messages: ${name}`,
+      async () => {
+        const dir = await tempDir();
         await fc.assert(
           // v1 manifests: these tampers edit v1's fields (a record's `index`, `admission`), which a
           // v3 record leaves out when they follow from its position and its other fields.
@@ -361,19 +363,15 @@ export function verifyStreamProperties(chunks: readonly number[], properties: re
             const run = makeRun(inputs, small);
             const pair = tamper(structuredClone(run.manifest.document) as Json, structuredClone(run.exported!.document) as Json, n);
             if (pair === null) return;
-            try {
-              await agree(dir, pair.manifest, pair.exported, chunk);
-              await agree(dir, pair.manifest, null, chunk);
-            } catch (error) {
-              throw new Error(`${name}: ${(error as Error).message}`);
-            }
+            await agree(dir, pair.manifest, pair.exported, chunk);
+            await agree(dir, pair.manifest, null, chunk);
           }),
           { numRuns: 10 },
         );
-      }
-    },
-    240_000,
-  );
+      },
+      240_000,
+    );
+  }
 
   property(
     "tampered bytes",
