@@ -10,9 +10,14 @@ import { writeOut, type CliIo } from "./io.js";
 
 const UNREADABLE = new Set(["index_unreadable", "shard_unreadable"]);
 
-/** Writes each unreadable-file problem to stderr as `error: …`. */
-export async function printUnreadable(problems: readonly ShardIndexProblem[], io: CliIo): Promise<void> {
-  for (const problem of problems) if (UNREADABLE.has(problem.code)) await writeOut(io.stderr, `error: ${problem.message}\n`);
+/** Writes each unreadable-file problem to stderr as `error: …`; returns the other problems. */
+export async function printUnreadable(problems: readonly ShardIndexProblem[], io: CliIo): Promise<ShardIndexProblem[]> {
+  const others: ShardIndexProblem[] = [];
+  for (const problem of problems) {
+    if (UNREADABLE.has(problem.code)) await writeOut(io.stderr, `error: ${problem.message}\n`);
+    else others.push(problem);
+  }
+  return others;
 }
 
 /** `<what>: N problems<after>` and the first problems, one per line, on stdout. */

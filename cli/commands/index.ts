@@ -25,9 +25,11 @@ export async function run(pairs: readonly string[], flags: IndexFlags, io: CliIo
     await writeOut(io.stdout, report);
     return INDEX_EXIT.written;
   }
-  await printUnreadable(result.problems, io);
+  // Unreadable files go to stderr, each once: the text report lists the other problems only.
+  const listed = await printUnreadable(result.problems, io);
   if (flags.json) await writeOut(io.stdout, `${JSON.stringify({ written: false, index_path: result.indexPath, problems: result.problems })}\n`);
-  else await printProblems("index", result.problems, io, "; nothing written");
+  else if (listed.length > 0) await printProblems("index", listed, io, "; nothing written");
+  else await writeOut(io.stderr, "index: nothing written\n");
   return result.readable ? INDEX_EXIT.problems : INDEX_EXIT.unreadable;
 }
 

@@ -249,6 +249,16 @@ describe("sharded ingest, index and verify --index through the built CLI", () =>
     expect(gone.code).toBe(3);
     expect(gone.stdout).toBe("");
     expect(gone.stderr).toMatch(/^error: shard 2\/4 \("m2.json"\): cannot read manifest .*m2\.json \(file not found\)\n$/);
+    // index names an unreadable pair once, on stderr; stdout lists the other problems only.
+    const unreadable = await index(dir, pairs());
+    expect(unreadable.code).toBe(3);
+    expect(unreadable.stderr).toMatch(/^error: pair 3 \("m2\.json"\): cannot read manifest .*m2\.json \(file not found\)\n$/);
+    expect(unreadable.stdout).toBe("index: 1 problem; nothing written\n  - [shard_missing] shard 2/4 is missing (no pair covers lines 12-17 of the input)\n");
+    // Alone, an unreadable pair leaves stdout empty, and stderr says that nothing was written.
+    const alone = await index(dir, pairs([2]));
+    expect(alone.code).toBe(3);
+    expect(alone.stdout).toBe("");
+    expect(alone.stderr).toMatch(/^error: pair 1 \("m2\.json"\): cannot read manifest .*m2\.json \(file not found\)\nindex: nothing written\n$/);
     // A path an index lists is never echoed with control characters in it.
     writeIndex(dir, { ...recorded, shards: recorded.shards.map((s) => (s.k === 2 ? { ...s, manifest: { ...s.manifest, path: "m\u001b[2J2.json" } } : s)) });
     const hostile = await verifyIndex(dir);
