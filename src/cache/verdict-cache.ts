@@ -15,7 +15,8 @@
 // - Record entries (a record's finished manifest entry, built from this file's verdicts) are as
 //   old as their oldest segment verdict and are pruned with them and with their identity.
 import { hash } from "node:crypto";
-import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { openSqlite } from "./sqlite-open.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
@@ -325,7 +326,7 @@ export class VerdictCache {
     try {
       db = openSqlite(path, { readonly, fileMustExist: readonly || options.mustExist === true, timeout });
     } catch (error) {
-      throw sqliteFailure(error, path, "unopenable");
+      throw withDirectoryAdvice(sqliteFailure(error, path, "unopenable"), path, readonly);
     }
     try {
       // Inspect before any pragma that writes: a file that is not a verdict cache stays untouched.
@@ -357,7 +358,7 @@ export class VerdictCache {
       return new VerdictCache(path, db, options, readonly ? found : "current");
     } catch (error) {
       db.close();
-      throw sqliteFailure(error, path, "unopenable");
+      throw withDirectoryAdvice(sqliteFailure(error, path, "unopenable"), path, readonly);
     }
   }
 
@@ -792,6 +793,29 @@ export function sqliteFailure(error: unknown, path: string, fallback: CacheFileP
   // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_CANTOPEN_ISDIR, ...) map like their primary code.
   const problem = PROBLEM_OF_CODE[error.code] ?? Object.entries(PROBLEM_OF_CODE).find(([code]) => error.code.startsWith(`${code}_`))?.[1] ?? fallback;
   return new CacheFileError(problem, path, `${label} ${displayText(path)} ${CACHE_FILE_PROBLEMS[problem]} (${error.code})`, { cause: error });
+}
+
+/**
+ * `error` with what to do when the file could not be opened because its directory takes no new
+ * files (a read-only mount, no permission): SQLite keeps `PATH-wal` and `PATH-shm` beside a cache in
+ * write-ahead-log mode and must create the `-shm` file even to read one.
+ */
+function withDirectoryAdvice(error: unknown, path: string, readonly: boolean): unknown {
+  if (!(error instanceof CacheFileError) || error.problem !== "unopenable" || directoryTakesFiles(path)) return error;
+  const advice = readonly
+    ? `its directory is read-only here, and SQLite must create ${displayText(`${path}-shm`)} beside the cache to read it; copy the file to a writable directory and run the command on the copy`
+    : "its directory is read-only here, and a cache needs a writable directory (SQLite keeps its -wal and -shm files beside it); put the cache in a writable directory";
+  return new CacheFileError("unopenable", path, `${error.message}: ${advice}`, { cause: error.cause ?? error });
+}
+
+/** Whether the directory holding `path` takes new files (false on a read-only mount, or without permission). */
+function directoryTakesFiles(path: string): boolean {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `step()`, with an error SQLite throws turned into sqliteFailure's CacheFileError for `path`. */
