@@ -801,11 +801,21 @@ export function sqliteFailure(error: unknown, path: string, fallback: CacheFileP
  * write-ahead-log mode and must create the `-shm` file even to read one.
  */
 function withDirectoryAdvice(error: unknown, path: string, readonly: boolean): unknown {
-  if (!(error instanceof CacheFileError) || error.problem !== "unopenable" || directoryTakesFiles(path)) return error;
+  if (!(error instanceof CacheFileError) || error.problem !== "unopenable" || !isRegularFile(path) || directoryTakesFiles(path)) return error;
+  const where = "its directory takes no new files here (a read-only mount, or no write permission)";
   const advice = readonly
-    ? `its directory is read-only here, and SQLite must create ${displayText(`${path}-shm`)} beside the cache to read it; copy the file to a writable directory and run the command on the copy`
-    : "its directory is read-only here, and a cache needs a writable directory (SQLite keeps its -wal and -shm files beside it); put the cache in a writable directory";
+    ? `${where}, and SQLite must create ${displayText(`${path}-shm`)} beside the cache to read it; copy the file to a writable directory and run the command on the copy`
+    : `${where}, and a cache needs a writable directory (SQLite keeps its -wal and -shm files beside it); put the cache in a writable directory`;
   return new CacheFileError("unopenable", path, `${error.message}: ${advice}`, { cause: error.cause ?? error });
+}
+
+/** Whether `path` is a regular file (false when it cannot be looked at). */
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the directory holding `path` takes new files (false on a read-only mount, or without permission). */

@@ -70,7 +70,7 @@ describe.runIf(mountable)("a verdict cache on a read-only mount", () => {
     const stats = underReadOnly(folder, ["cache", "stats", "--cache", path]);
     expect(stats.stdout).toBe("");
     expect(stats.stderr).toBe(
-      `error: the cache file ${path} cannot be opened (SQLITE_CANTOPEN): its directory is read-only here, and SQLite must create ${path}-shm ` +
+      `error: the cache file ${path} cannot be opened (SQLITE_CANTOPEN): its directory takes no new files here (a read-only mount, or no write permission), and SQLite must create ${path}-shm ` +
         "beside the cache to read it; copy the file to a writable directory and run the command on the copy\n",
     );
     expect(stats.status).not.toBe(0);
@@ -78,7 +78,7 @@ describe.runIf(mountable)("a verdict cache on a read-only mount", () => {
     const prune = underReadOnly(folder, ["cache", "prune", "--cache", path, "--older-than", "30d"]);
     expect(prune.stdout).toBe("");
     expect(prune.stderr).toMatch(
-      /^error: the cache file .*verdicts\.sqlite cannot be opened \(SQLITE_CANTOPEN\): its directory is read-only here, and a cache needs a writable directory/,
+      /^error: the cache file .*verdicts\.sqlite cannot be opened \(SQLITE_CANTOPEN\): its directory takes no new files here \(a read-only mount, or no write permission\), and a cache needs a writable directory/,
     );
     expect(prune.status).not.toBe(0);
 
