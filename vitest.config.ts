@@ -54,6 +54,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Temporary files of the run under one directory, removed at its end (test/support/run-temp-dir.ts).
+    globalSetup: ["test/support/run-temp-dir.ts"],
     // One test file per core. Vitest's default is one core fewer, which on a 2-core machine is a single
     // worker: the suite then used one core (load average 1.3) and took 4.6 minutes.
     maxWorkers: availableParallelism(),

@@ -19,6 +19,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: "forks",
+    // Temporary files of the run under one directory, removed at its end (test/support/run-temp-dir.ts).
+    globalSetup: ["test/support/run-temp-dir.ts"],
     maxWorkers: availableParallelism(),
     projects: [
       {
