@@ -13,6 +13,9 @@ export const HEAVY = ["test/**/*.heavy.test.ts", "integrations/**/*.heavy.test.t
 
 const INCLUDE = ["test/**/*.test.ts", "integrations/**/*.test.ts"];
 
+/** Global setup of both configurations: the run's temporary files under one directory, removed at its end (test/support/run-temp-dir.ts). */
+export const RUN_SETUP = ["test/support/run-temp-dir.ts"];
+
 /**
  * The package's own names (`little-canary`, `little-canary/langchain`, ...), which the examples import
  * as a user's app does, resolved to the sources as tsconfig.json's `paths` maps them for tsc: one
@@ -54,8 +57,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Temporary files of the run under one directory, removed at its end (test/support/run-temp-dir.ts).
-    globalSetup: ["test/support/run-temp-dir.ts"],
+    globalSetup: RUN_SETUP,
     // One test file per core. Vitest's default is one core fewer, which on a 2-core machine is a single
     // worker: the suite then used one core (load average 1.3) and took 4.6 minutes.
     maxWorkers: availableParallelism(),

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
-import { HEAVY, SELF_ALIASES } from "./vitest.config.js";
+import { HEAVY, RUN_SETUP, SELF_ALIASES } from "./vitest.config.js";
 
 /**
  * The heavy suites that only compute (no build, no sockets): the verify agreement properties read
@@ -19,8 +19,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: "forks",
-    // Temporary files of the run under one directory, removed at its end (test/support/run-temp-dir.ts).
-    globalSetup: ["test/support/run-temp-dir.ts"],
+    globalSetup: RUN_SETUP,
     maxWorkers: availableParallelism(),
     projects: [
       {

@@ -83,8 +83,8 @@ describe.runIf(mountable)("a verdict cache on a read-only mount", () => {
     expect(prune.status).not.toBe(0);
 
     // The same file in a writable directory reads as before.
-    const copy = VerdictCache.open(path, { readonly: true });
-    expect(copy.stats().entries).toBe(1);
-    copy.close();
+    const reread = VerdictCache.open(path, { readonly: true });
+    expect(reread.stats().entries).toBe(1);
+    reread.close();
   });
 });

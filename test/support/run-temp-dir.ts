@@ -6,6 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** Set while a run's directory is in place. */
+const MARK = "LITTLE_CANARY_TEST_RUN_TMPDIR";
+
 /** Points TMPDIR at a new directory for the run's test processes (they inherit it) and returns its removal. */
 export default function setup(): () => void {
   // Each project of a run calls this: the first makes the directory, the others use it.
@@ -21,6 +24,3 @@ export default function setup(): () => void {
     rmSync(dir, { recursive: true, force: true });
   };
 }
-
-/** Set while a run's directory is in place. */
-const MARK = "LITTLE_CANARY_TEST_RUN_TMPDIR";
