@@ -1,10 +1,11 @@
 // The two digests verify recomputes for every export record (`sha256` of its text and
-// `material_sha256` of its material), taken from the record's own bytes when the fast reader proved
-// them canonical. The text is then already there as UTF-8 between two quotes, so it is hashed
+// `material_sha256` of its material), and the text's length, taken from the record's own bytes when
+// the fast reader proved them canonical. The text is then already there as UTF-8 between two quotes, so it is hashed
 // where it lies instead of being converted from a JavaScript string, and the material's canonical
 // JSON is the composer's head (materialJson, everything before the text) followed by those same
 // bytes. This is the bulk of an export's bytes: hashed once each, and never copied.
 import { createHash } from "node:crypto";
+import { codePointLength, wellFormedLength } from "../core/codepoints.js";
 import { sha256Hex } from "../core/hash.js";
 import { materialJson } from "../documents/material-hash.js";
 
@@ -28,13 +29,12 @@ const QUOTE = 0x22;
 const CLOSE = '"}';
 
 /**
- * The digests of `material`, the fields of export record `item`. `canonicalBytes`: the record's
- * bytes when they are exactly `JSON.stringify(item)` with `text` its last key (the fast reader's
- * proof, and the key order of every export record ingest writes), else undefined. The metadata
- * must be of canonical form (the caller checks it) and every string well-formed.
+ * The digests of `material`, the fields of an export record. `textJson`: the bytes of the
+ * text's JSON string within the record's canonical bytes (textJsonOf), or null to compute them
+ * from the fields. The metadata must be of canonical form (the caller checks it) and every string
+ * well-formed.
  */
-export function exportDigests(item: object, material: ExportMaterial, canonicalBytes: Buffer | undefined): ExportDigests {
-  const textJson = canonicalBytes === undefined ? null : textJsonOf(item, canonicalBytes);
+export function exportDigests(material: ExportMaterial, textJson: Buffer | null): ExportDigests {
   if (textJson === null) return { text: sha256Hex(material.text), material: sha256Hex(materialJson(material)) };
   // Between the quotes, bytes with no backslash are the text's UTF-8 itself (JSON.stringify writes
   // every other character as it is); with an escape, the text is hashed from the string instead.
@@ -47,16 +47,35 @@ export function exportDigests(item: object, material: ExportMaterial, canonicalB
   return { text, material: digest };
 }
 
+/** How the text member begins when another member precedes it (always so in an export record). */
+const TEXT_MEMBER = Buffer.from(',"text":"', "latin1");
+
 /**
- * The bytes of the text's JSON string inside `bytes`, or null when the record is not laid out so:
- * `text` is its last key, a string, and the bytes end with it and the closing brace. Its start is
- * the byte length of the record serialized with an empty text, less the `""}` that ends it.
+ * The code points of export text `text`, or null when it is not well-formed. `textJson`: its JSON
+ * string's bytes (textJsonOf), or null. Bytes with no escape are the text's strict UTF-8, which
+ * cannot encode a lone surrogate, and a surrogate pair stands for a character of four UTF-8
+ * bytes, each led by a byte from F0 to F4: without such a byte the text's UTF-16 length is its
+ * code points, found without scanning the string.
  */
-function textJsonOf(item: object, bytes: Buffer): Buffer | null {
+export function exportTextLength(text: string, textJson: Buffer | null): number | null {
+  if (textJson === null || textJson.includes(BACKSLASH)) return wellFormedLength(text);
+  for (let lead = 0xf0; lead <= 0xf4; lead++) if (textJson.includes(lead)) return codePointLength(text);
+  return text.length;
+}
+
+/**
+ * The bytes of the text's JSON string inside `bytes`, the record's bytes when they are exactly
+ * the strict UTF-8 of `JSON.stringify(item)` (the fast reader's proof), or null when the record is not laid out so:
+ * `text` is its last key, a string, and the bytes end with it and the closing brace. Its member
+ * is the last `,"text":"` in the bytes: inside a JSON string every quote is escaped, so `,"` occurs
+ * only between members, and the text member is the last one (a metadata key `text` comes before it).
+ */
+export function textJsonOf(item: object, bytes: Buffer): Buffer | null {
   const keys = Object.keys(item);
   const text: unknown = (item as Record<string, unknown>)["text"];
   if (keys[keys.length - 1] !== "text" || typeof text !== "string") return null;
-  const start = Buffer.byteLength(JSON.stringify({ ...item, text: "" }), "utf8") - CLOSE.length - 1;
-  if (start < 0 || bytes[start] !== QUOTE || bytes[bytes.length - 2] !== QUOTE || bytes[bytes.length - 1] !== 0x7d) return null;
-  return bytes.subarray(start, bytes.length - 1);
+  const member = bytes.lastIndexOf(TEXT_MEMBER);
+  if (member === -1 || bytes[bytes.length - 2] !== QUOTE || bytes[bytes.length - 1] !== 0x7d) return null;
+  // The string starts at the member's opening quote, one byte before its end.
+  return bytes.subarray(member + TEXT_MEMBER.length - 1, bytes.length - 1);
 }

@@ -10,12 +10,11 @@ import { classifySegmentVerdict } from "../documents/classify.js";
 import { assertCanonicalValue, canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { isStringMap } from "../documents/metadata-map.js";
-import { exportDigests, type ExportDigests } from "./export-digests.js";
+import { exportDigests, exportTextLength, textJsonOf, type ExportDigests } from "./export-digests.js";
 import { EXPORT_SCHEMA } from "../documents/schemas.js";
 import { exportSchemaFor, manifestDocumentSchema, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
 import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
-import { wellFormedLength } from "../core/codepoints.js";
 import { isInt, isObj, isWellFormedString, own, sameKeySet, type Obj } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
 import { checkRunAndContext } from "./manifest-checks.js";
@@ -160,7 +159,8 @@ export function checkExportRecord(
   }
   if (!evidenceSupportsAdmission(m, verdictsAgree)) problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
   const text = own(item, "text");
-  const length = typeof text === "string" ? wellFormedLength(text) : null;
+  const textJson = canonicalBytes === undefined ? null : textJsonOf(item, canonicalBytes);
+  const length = typeof text === "string" ? exportTextLength(text, textJson) : null;
   if (typeof text !== "string" || length === null) {
     problems.add("text_invalid", `${at}text missing or invalid`);
     return;
@@ -178,7 +178,7 @@ export function checkExportRecord(
     // The labels and text are well-formed strings (or null) here: with metadata of canonical form, so is the material.
     if (labelsUsable) {
       assertCanonicalValue(metadata);
-      digests = exportDigests(item, { id: id as string | null, source: source as string | null, metadata, text }, canonicalBytes);
+      digests = exportDigests({ id: id as string | null, source: source as string | null, metadata, text }, textJson);
     }
   } catch {
     // No canonical form: a material mismatch.

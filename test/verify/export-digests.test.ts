@@ -1,18 +1,22 @@
-// An export record's digests taken from its canonical bytes equal those computed from its fields,
-// for any text (escapes, control characters, astral characters), labels and metadata; and bytes
-// that are not laid out as the record's JSON fall back to the fields.
+// An export record's digests and text length taken from its canonical bytes equal those computed
+// from its fields, for any text (escapes, control characters, astral characters, lone surrogates),
+// labels and metadata; and bytes that are not laid out as the record's JSON fall back to the fields.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { wellFormedLength } from "../../src/core/codepoints.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { materialSha256 } from "../../src/documents/material-hash.js";
-import { exportDigests } from "../../src/verify/export-digests.js";
+import { exportDigests, exportTextLength, textJsonOf } from "../../src/verify/export-digests.js";
 
 const wellFormed = fc.string({ unit: "binary", maxLength: 60 }).filter((s) => s.isWellFormed());
-const text = fc.oneof(wellFormed, fc.constantFrom('say "hi"\n', "back\\slash", "tab\there\u0001", "Zürich 東京 😀", "</script>\u2028"));
+/** Strings that spell the text member's opening (`,"text":"`) as a label, a key, a value or the text. */
+const memberLike = fc.constantFrom("text", ',"text":"', '","text":"x', '\\","text":"');
+const text = fc.oneof(wellFormed, memberLike, fc.constantFrom('say "hi"\n', "back\\slash", "tab\there\u0001", "Zürich 東京 😀", "</script>\u2028"));
+const label = fc.oneof(wellFormed, memberLike);
 const material = fc.record({
-  id: fc.option(wellFormed, { nil: null }),
-  source: fc.option(wellFormed, { nil: null }),
-  metadata: fc.dictionary(wellFormed, wellFormed, { maxKeys: 3 }),
+  id: fc.option(label, { nil: null }),
+  source: fc.option(label, { nil: null }),
+  metadata: fc.dictionary(label, label, { maxKeys: 3 }),
   text,
 });
 
@@ -22,14 +26,17 @@ function exportRecord(m: { id: string | null; source: string | null; metadata: R
   return { id: m.id, index: 7, material_sha256: "0".repeat(64), metadata, sha256: "1".repeat(64), source: m.source, text: m.text };
 }
 
+/** The digests of `record` taken from `bytes`, as verify takes them. */
+const digestsFrom = (record: ReturnType<typeof exportRecord>, bytes: Buffer) => exportDigests(record, textJsonOf(record, bytes));
+
 describe("export record digests", () => {
   it("from the record's bytes equal the digests of its fields", () => {
     fc.assert(
       fc.property(material, (m) => {
         const record = exportRecord(m);
         const expected = { text: sha256Hex(record.text), material: materialSha256(record) };
-        expect(exportDigests(record, record, Buffer.from(JSON.stringify(record), "utf8"))).toEqual(expected);
-        expect(exportDigests(record, record, undefined)).toEqual(expected);
+        expect(digestsFrom(record, Buffer.from(JSON.stringify(record), "utf8"))).toEqual(expected);
+        expect(exportDigests(record, null)).toEqual(expected);
       }),
       { numRuns: 500 },
     );
@@ -40,8 +47,35 @@ describe("export record digests", () => {
     const expected = { text: sha256Hex(record.text), material: materialSha256(record) };
     const { text: _text, ...withoutText } = record;
     const textFirst = { text: record.text, ...withoutText };
-    expect(exportDigests(textFirst, record, Buffer.from(JSON.stringify(textFirst)))).toEqual(expected);
-    expect(exportDigests(record, record, Buffer.from(`${JSON.stringify(record)} `))).toEqual(expected);
-    expect(exportDigests(record, record, Buffer.from("{}"))).toEqual(expected);
+    expect(textJsonOf(textFirst, Buffer.from(JSON.stringify(textFirst)))).toBeNull();
+    expect(textJsonOf(record, Buffer.from(`${JSON.stringify(record)} `))).toBeNull();
+    expect(textJsonOf(record, Buffer.from("{}"))).toBeNull();
+    expect(digestsFrom(record, Buffer.from(`${JSON.stringify(record)} `))).toEqual(expected);
+  });
+});
+
+describe("export text length", () => {
+  // Lone surrogates too: JSON.stringify writes them as `\ud…` escapes, which the bytes then hold.
+  const anyText = fc.oneof(fc.string({ unit: "binary", maxLength: 60 }), fc.string({ unit: "grapheme", maxLength: 20 }), text);
+
+  it("from the record's bytes equals the well-formed length of its text, or null for a lone surrogate", () => {
+    fc.assert(
+      fc.property(anyText, (t) => {
+        const record = exportRecord({ id: "a", source: null, metadata: {}, text: t });
+        const textJson = textJsonOf(record, Buffer.from(JSON.stringify(record), "utf8"));
+        expect(textJson).not.toBeNull();
+        expect(exportTextLength(t, textJson)).toBe(wellFormedLength(t));
+        expect(exportTextLength(t, null)).toBe(wellFormedLength(t));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("counts a character of four UTF-8 bytes once, and a lone surrogate makes the text not well-formed", () => {
+    const record = (t: string) => exportRecord({ id: null, source: null, metadata: {}, text: t });
+    const lengthOf = (t: string) => exportTextLength(t, textJsonOf(record(t), Buffer.from(JSON.stringify(record(t)), "utf8")));
+    expect(lengthOf("a😀b")).toBe(3);
+    expect(lengthOf("Zürich 東京")).toBe(9);
+    expect(lengthOf("x\ud800y")).toBeNull();
   });
 });
