@@ -78,6 +78,16 @@ export function oneSetting(
   return value ?? alias;
 }
 
+/**
+ * An option that names one thing (a file, a pin): given twice with different values it is
+ * refused, not settled by the last one, so a wrapper's pin cannot be overridden by arguments
+ * appended after it. The same value twice is one value.
+ */
+export function singleValue(value: string, previous: string | undefined): string {
+  if (previous !== undefined && previous !== value) throw new InvalidArgumentError("given twice with different values: give it once");
+  return value;
+}
+
 /** A repeatable option's values, in the order given. */
 export function collectValue(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

@@ -8,6 +8,7 @@
 // is imported when the command runs: defining it (for the program) stays cheap.
 import { Command } from "commander";
 import { VERIFY_EXIT } from "../exit-codes.js";
+import { singleValue } from "../flags.js";
 import { VERIFY_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
@@ -28,11 +29,11 @@ export interface VerifyFlags {
 export function define(io: CliIo, state: RunState): Command {
   return new Command("verify")
     .description("Check that a manifest (and export) are consistent, and optionally that the manifest matches a pinned SHA-256.")
-    .option("--manifest <path>", "manifest file")
-    .option("--export <path>", "export file to check against the manifest: required when the run wrote one (else export_missing), refused when it did not")
-    .option("--expect-manifest-sha256 <hex>", "refuse unless the manifest file hashes to this value")
-    .option("--index <path>", "instead of one pair: the index of a sharded run (little-canary index) and every pair it lists")
-    .option("--expect-index-sha256 <hex>", "with --index: refuse unless the index file hashes to this value")
+    .option("--manifest <path>", "manifest file", singleValue)
+    .option("--export <path>", "export file to check against the manifest: required when the run wrote one (else export_missing), refused when it did not", singleValue)
+    .option("--expect-manifest-sha256 <hex>", "refuse unless the manifest file hashes to this value (given twice with different values: refused)", singleValue)
+    .option("--index <path>", "instead of one pair: the index of a sharded run (little-canary index) and every pair it lists", singleValue)
+    .option("--expect-index-sha256 <hex>", "with --index: refuse unless the index file hashes to this value", singleValue)
     .option("--json", "print a JSON report")
     .option("--no-allowlisted", "a record admitted by an ingest allowlist (--allow) is a problem")
     .addHelpText("after", VERIFY_HELP)

@@ -57,6 +57,25 @@ describe("verify of a run whose canary was disabled by choice", () => {
     expect(wrong.stdout).not.toContain("context_unverified");
   });
 
+  it("a pin, or a file, given twice with different values is refused (exit 3) rather than the last one winning; the same value twice is one", async () => {
+    const sha = sha256Hex(await readFile(join(dir, "m.json")));
+    const overridden = await runCli(
+      ["verify", "--manifest", "m.json", "--export", "e.json", "--expect-manifest-sha256", "0".repeat(64), "--expect-manifest-sha256", sha],
+      { cwd: dir },
+    );
+    expect(overridden.code).toBe(3);
+    expect(overridden.stdout).toBe("");
+    expect(overridden.stderr).toContain("--expect-manifest-sha256");
+    expect(overridden.stderr).toContain("given twice with different values");
+    const otherExport = await runCli(["verify", "--manifest", "m.json", "--export", "e.json", "--export", "m.json"], { cwd: dir });
+    expect(otherExport.code).toBe(3);
+    expect(otherExport.stderr).toContain("--export");
+    const repeated = await runCli(["verify", "--manifest", "m.json", "--export", "e.json", "--expect-manifest-sha256", sha, "--expect-manifest-sha256", sha], {
+      cwd: dir,
+    });
+    expect(repeated.code).toBe(0);
+  });
+
   it("a pair whose canary was enabled but whose context window is unverified still reports [context_unverified] (exit 1), with no note", async () => {
     const run = synthRun([{ id: "d", source: "wiki", metadata: { title: "t" }, text: "Admitted text." }], { verified: false });
     const pair = await mkdtemp(join(tmpdir(), "lc-verify-unverified-"));
