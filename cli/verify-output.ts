@@ -53,8 +53,8 @@ export function strictReadNotice(manifest: string, totalBytes: number, onTermina
   if (totalBytes < STRICT_READ_NOTICE_BYTES) return "";
   return (
     `${onTerminal ? "\r\x1b[K" : ""}verify: the pair of ${manifest} (${Math.round(totalBytes / 1e6)} MB) is not laid out byte for byte as ingest ` +
-    "writes it (edited, damaged or written by another tool), or a file could not be read; reading it again with the strict reader, " +
-    "on one thread: this takes longer, and it says exactly what is wrong\n"
+    "writes it (edited, damaged or written by another tool), holds a record of more than 8 MiB, or a file could not be read; " +
+    "reading it again with the strict reader, on one thread: this takes longer, and it says exactly what, if anything, is wrong\n"
   );
 }
 

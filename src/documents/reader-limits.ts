@@ -45,6 +45,11 @@ export const LINE_SLACK = 10240;
  * `\u0001` (6 bytes); larger characters grow less (a 4-byte astral character becomes 12 bytes).
  */
 const TEXT_ESCAPE_FACTOR = 6;
+/**
+ * The most bytes a text within every policy's `max_item_bytes` takes as a JSON string, escapes
+ * and all: what a reader of ingest's export must hold as one token, whatever the text's characters.
+ */
+export const MAX_TEXT_JSON_BYTES = TEXT_ESCAPE_FACTOR * MAX_ITEM_BYTES_CEILING + 2;
 /** Worst-case bytes per code point of an escaped metadata key or value (see LINE_SLACK). */
 const ESCAPED_BYTES_PER_CODE_POINT = 12;
 /** `"":"",` around one metadata entry, rounded up. */

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { NotCanonicalLayout, readCanonicalJsonFile, type ElementShare } from "../core/canonical-json-file.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-stream.js";
-import { MAX_ITEM_BYTES_CEILING } from "../documents/reader-limits.js";
+import { MAX_ITEM_BYTES_CEILING, MAX_TEXT_JSON_BYTES } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
 import { exportShare, manifestShare, type PairShare } from "./pair-share.js";
@@ -26,6 +26,13 @@ import { displayText } from "../core/display-text.js";
  * (its `max_item_bytes` ceiling; a character takes at least one byte) plus 1 MiB for its fields.
  */
 const BUDGET = { maxValues: MAX_DOCUMENT_VALUES, maxChars: MAX_ITEM_BYTES_CEILING + 1024 * 1024 };
+/**
+ * The longest string, key or number read, in bytes as written: the JSON string of the largest
+ * text any policy admits, escaped at worst (a control character takes six bytes), plus 1 MiB.
+ * Counting the characters alone would refuse an export ingest wrote, whose text of quotes, line
+ * breaks or control characters is longer escaped than the budget its characters are held to.
+ */
+const MAX_TOKEN_BYTES = MAX_TEXT_JSON_BYTES + 1024 * 1024;
 const EXPORT_RECORD_SHAPE = EXPORT_SHAPE.object?.fields?.get(RECORDS_KEY)?.array?.items as Shape;
 
 /**
@@ -54,7 +61,7 @@ function readReason(error: unknown): string {
   if (!(error instanceof StrictStreamError)) return "unreadable";
   if (error.code !== "too_many_chars") return refusalReason(error.code, BUDGET.maxValues, error.inElement ? " in one record" : "");
   return error.message.startsWith("a string")
-    ? `a string, key or number longer than ${BUDGET.maxChars} bytes, the most verify holds`
+    ? `a string, key or number longer than ${MAX_TOKEN_BYTES} bytes, the most verify holds`
     : `more than ${BUDGET.maxChars} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
 }
 
@@ -86,7 +93,7 @@ class Walk {
       stream: new Map([[RECORDS_KEY, elementShape]]),
       rest: BUDGET,
       element: BUDGET,
-      maxTokenBytes: BUDGET.maxChars,
+      maxTokenBytes: MAX_TOKEN_BYTES,
       ...(chunkBytes === undefined ? {} : { chunkBytes }),
       ...(onChunk === undefined ? {} : { onChunk }),
     };

@@ -9,8 +9,10 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
+import { resolvePolicy } from "../../src/documents/policy.js";
 import { verifyFiles } from "../../src/verify/verify-files.js";
 import { runCli } from "../support/cli.js";
+import { synthRun } from "../support/run-data.js";
 import { makeRun, tempDir, verifyStreamProperties, type Json } from "./verify-stream-properties.js";
 
 describe("verifyFiles streaming the files in reads of a few bytes agrees with the verifier fed the documents from memory", () => {
@@ -38,6 +40,25 @@ describe("verifyFiles holds one record of a manifest to its value budget", () =>
       { code: "manifest_unreadable", message: `cannot read manifest ${manifestPath} (more than 2000000 JSON values in one record, the most verify holds)` },
     ]);
   });
+});
+
+describe("verifyFiles reads every export ingest can write", () => {
+  it("a text within the largest max_item_bytes whose JSON string is six times longer escaped verifies consistent", async () => {
+    const dir = await tempDir();
+    // 11 MiB of control characters: within max_item_bytes, and 66 MiB written as `\u0001` escapes,
+    // over what the record's 65 MiB of characters would allow a string if it were counted as written.
+    const text = "\u0001".repeat(11 << 20);
+    const policy = resolvePolicy({ max_item_bytes: 64 << 20, segment_chars: 16 << 20, segment_overlap: 0, max_segments: 2 });
+    const run = synthRun([{ id: "long", source: null, metadata: {}, text }], { policy, manifestVersion: 3 });
+    expect(run.exported?.bytes.length).toBeGreaterThan(66 << 20);
+    const manifestPath = join(dir, "manifest.json");
+    const exportPath = join(dir, "export.json");
+    await writeFile(manifestPath, run.manifest.bytes);
+    await writeFile(exportPath, run.exported!.bytes);
+    const result = await verifyFiles({ manifest: manifestPath, export: exportPath });
+    expect(result.problems).toEqual([]);
+    expect(result.consistent).toBe(true);
+  }, 240_000);
 });
 
 describe("verify says on stderr why a large pair takes longer", () => {
