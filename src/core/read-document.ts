@@ -99,16 +99,35 @@ export function fileReasonWords(error: unknown): string {
   return reason === "not_found" ? "file not found" : reason === "not_a_file" ? "not a regular file" : reason;
 }
 
-/** Reads and parses one document file (see parseJsonDocument). */
-export async function readJsonDocument(path: string, label: DocumentLabel): Promise<ReadDocument> {
+/**
+ * Tighter caps for one read (at most MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES), and the words a
+ * refusal by them ends with instead of ", the most verify holds" (they say why the caps are lower).
+ */
+export interface DocumentCaps {
+  readonly maxBytes: number;
+  readonly maxValues: number;
+  readonly why: string;
+}
+
+/** Reads and parses one document file (see parseJsonDocument), within `caps` when given. */
+export async function readJsonDocument(path: string, label: DocumentLabel, caps?: DocumentCaps): Promise<ReadDocument> {
+  const maxBytes = caps?.maxBytes ?? MAX_DOCUMENT_BYTES;
   let bytes: Uint8Array;
   try {
     const info = await stat(path);
     if (!info.isFile()) throw new StrictFileError("not_a_file");
-    if (info.size > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
+    if (info.size > maxBytes) throw unreadable(label, path, `larger than ${maxBytes} bytes${caps?.why ?? ""}`);
     bytes = await readFile(path);
   } catch (error) {
     throw error instanceof LittleCanaryError ? error : unreadable(label, path, fileReasonWords(error));
   }
-  return parseJsonDocument(bytes, label, path);
+  if (caps === undefined) return parseJsonDocument(bytes, label, path);
+  try {
+    return parseJsonDocument(bytes, label, path, caps.maxValues);
+  } catch (error) {
+    // Only the value cap is this read's own: its refusal says why it is lower.
+    const message = error instanceof Error ? error.message : "";
+    if (!(error instanceof LittleCanaryError) || !message.includes(`more than ${caps.maxValues} JSON values`)) throw error;
+    throw unreadable(label, path, `more than ${caps.maxValues} JSON values${caps.why}`);
+  }
 }

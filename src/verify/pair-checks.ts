@@ -51,16 +51,22 @@ export interface ManifestFacts {
   readonly issuePath: readonly PropertyKey[] | null;
 }
 
-/** The facts of a manifest held whole. */
-export function factsOf(manifest: Obj): ManifestFacts {
-  let canonicalSha: string | null = null;
+/** The SHA-256 of a manifest's canonical form, or null when it has none (the digest checks then fail). */
+export function canonicalShaOf(manifest: Obj): string | null {
   try {
-    canonicalSha = sha256Hex(canonicalJsonUnchecked(manifest));
+    return sha256Hex(canonicalJsonUnchecked(manifest));
   } catch {
-    // It has no canonical form: the digest checks fail.
+    return null;
   }
+}
+
+/**
+ * The facts of a manifest held whole whose `records` is not an array (one with a records array
+ * is checked record by record: the schema would list an issue for every bad record at once).
+ */
+export function factsOf(manifest: Obj): ManifestFacts {
   const parsed = manifestDocumentSchema(own(manifest, "schema")).safeParse(manifest);
-  return { canonicalSha, issuePath: parsed.success ? null : (parsed.error.issues[0]?.path ?? []) };
+  return { canonicalSha: canonicalShaOf(manifest), issuePath: parsed.success ? null : (parsed.error.issues[0]?.path ?? []) };
 }
 
 /**

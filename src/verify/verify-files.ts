@@ -10,7 +10,7 @@ import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { allowlistedAdmissions, appendAll, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
-import { readFailureMessage, readJsonDocument, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
+import { readFailureMessage, readJsonDocument, type DocumentCaps, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
 import { streamPair, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
 import { SHARE_BLOCK } from "./pair-share.js";
 import { headOf, NO_EXPORT, verifyHeld } from "./verify-stream.js";
@@ -108,9 +108,9 @@ export function normalizePin(pin: string, pinName: string): string {
   return normalized;
 }
 
-async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[]): Promise<ReadDocument | null> {
+async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[], caps: DocumentCaps): Promise<ReadDocument | null> {
   try {
-    return await readJsonDocument(path, label);
+    return await readJsonDocument(path, label, caps);
   } catch (error) {
     problems.push({ code: label === "manifest" ? "manifest_unreadable" : "export_unreadable", message: readFailureMessage(error, label, path) });
     return null;
@@ -248,14 +248,30 @@ function progressOf(onProgress: VerifyFilesOptions["onProgress"], total: number)
 }
 
 /**
- * The pair read whole (within MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES) and fed to the
+ * The most bytes of a pair read whole, both documents together, and JSON values built of each.
+ * Held whole, a document takes about four times its bytes in memory (a pair of 30 MB peaked at
+ * 252 MB, one of 90 MB at 493 MB) and a value about 100 bytes (a manifest of 2,000,000 `{}`
+ * records peaked at 488 MB): these keep verify within 256 MB for a pair of any layout. Ingest
+ * never writes a pair that needs the whole read, so only a pair edited or written by another
+ * tool meets these caps, and a larger one is refused as unreadable (exit 3), saying why.
+ */
+const WHOLE_PAIR_BYTES = 24 << 20;
+const WHOLE_DOCUMENT_VALUES = 500_000;
+const WHOLE_READ_WHY =
+  ", the most verify reads whole: the pair is not laid out as ingest writes it (export records out of index order, or manifest members after its records), which only the whole documents can check";
+
+/**
+ * The pair read whole (within WHOLE_PAIR_BYTES and WHOLE_DOCUMENT_VALUES) and fed to the
  * verifier from memory: for a pair whose layout only the whole lists can judge.
  */
 async function readWhole(manifestPath: string, exportPath: string | null): Promise<PairReading> {
   const readProblems: VerifyProblem[] = [];
-  const manifest = await readOrProblem(manifestPath, "manifest", readProblems);
-  // The export is read even when the manifest is not, so both read problems are reported.
-  const exported = exportPath === null ? null : await readOrProblem(exportPath, "export", readProblems);
+  const caps = (maxBytes: number): DocumentCaps => ({ maxBytes: Math.max(0, maxBytes), maxValues: WHOLE_DOCUMENT_VALUES, why: WHOLE_READ_WHY });
+  const manifest = await readOrProblem(manifestPath, "manifest", readProblems, caps(WHOLE_PAIR_BYTES));
+  // The export is read even when the manifest is not, so both read problems are reported; the
+  // two together are within the pair's bytes (an unreadable manifest leaves the export all of them).
+  const exportCaps = caps(WHOLE_PAIR_BYTES - (await filesBytes([manifest === null ? null : manifestPath])));
+  const exported = exportPath === null ? null : await readOrProblem(exportPath, "export", readProblems, exportCaps);
   const reading = {
     readProblems,
     manifestSha256: manifest?.sha256 ?? null,

@@ -185,6 +185,39 @@ describe("verify's memory is bounded on hostile documents", () => {
   });
 });
 
+describe("a pair read whole is held to what fits in verify's memory", () => {
+  const WHY = "the most verify reads whole: the pair is not laid out as ingest writes it";
+
+  it("export records out of index order in a pair over 24 MiB: the export is unreadable (exit 3), saying why", async () => {
+    const { run, manifest, exportPath } = await writtenPair();
+    const swapped = reparse(run.exported!.document) as Json;
+    swapped.records.reverse();
+    // Trailing spaces: still one JSON document, read strictly, which finds the order and reads it whole.
+    await writeFile(exportPath, Buffer.concat([Buffer.from(JSON.stringify(swapped)), Buffer.alloc(24 << 20, 0x20)]));
+    const result = await verifyFiles({ manifest, export: exportPath });
+    expect(result.readable).toBe(false);
+    expect(result.problems.map((p) => p.code)).toEqual(["export_unreadable"]);
+    expect(result.problems[0]?.message).toContain(WHY);
+    // The same order within the cap is read whole and reported as a problem of the pair.
+    await writeFile(exportPath, JSON.stringify(swapped));
+    const small = await verifyFiles({ manifest, export: exportPath });
+    expect(small.readable).toBe(true);
+    expect(small.consistent).toBe(false);
+  });
+
+  it("a manifest member after its records, with more than 500,000 values: the manifest is unreadable, saying why", async () => {
+    const { run, manifest } = await writtenPair();
+    const { records, counts, ...rest } = reparse(run.manifest.document) as Json;
+    const countsLast = (values: unknown) => JSON.stringify({ ...rest, records, counts: values });
+    await writeFile(manifest, countsLast(Array(500_001).fill(0)));
+    const result = await verifyFiles({ manifest });
+    expect(result.problems.map((p) => p.code)).toEqual(["manifest_unreadable"]);
+    expect(result.problems[0]?.message).toContain(`more than 500000 JSON values, ${WHY}`);
+    await writeFile(manifest, countsLast(counts));
+    expect((await verifyFiles({ manifest })).readable).toBe(true);
+  });
+});
+
 describe("verify stops listing at the first structural mismatch and counts the rest", () => {
   it("problemsToShow keeps problems up to the first hash or schema mismatch", () => {
     const p = (code: Json) => ({ code, message: code });
