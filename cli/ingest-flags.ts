@@ -77,5 +77,10 @@ export function addIngestFlags(command: Command): Command {
         "manifest format: 3 (compact, records the structural rules' version; the default), or 2 or 1 for consumers pinned to little-canary-ingest-manifest/v2 or /v1 (docs/compatibility.md)",
       ).choices(["1", "2", "3"]),
     );
-  return addReportFlags(command, "held record", "stdout still carries the summary (the canonical manifest with --json)");
+  return addReportFlags(
+    command,
+    "held record",
+    "stdout still carries the summary (the canonical manifest with --json)",
+    "a held record's id only by its sha256\n(the manifest keeps only the digest of a held record's id)",
+  );
 }

@@ -8,9 +8,10 @@ export type ReportFlags = ReportSettings;
 
 /**
  * Adds --sarif, --junit, --github and --no-github, and their help paragraph; `stdout` says what
- * the command prints on stdout, which the reports leave as it is.
+ * the command prints on stdout, which the reports leave as it is, and `idWords` how a report
+ * names an item's id.
  */
-export function addReportFlags(command: Command, what: string, stdout: string): Command {
+export function addReportFlags(command: Command, what: string, stdout: string, idWords: string): Command {
   return command
     .option("--sarif <file>", `also write a SARIF 2.1.0 log: one result per ${what} that did not pass`)
     .option("--junit <file>", `also write a JUnit XML report: one test case per ${what}`)
@@ -23,7 +24,6 @@ CI reports (docs/ci.md): --sarif and --junit are extra files, written atomically
 run's result is final; GitHub annotations go to stderr. None of them changes stdout:
 ${stdout}.
 ${/^[aeiou]/.test(what) ? "An" : "A"} ${what} that was not screened (degraded, unexercised) is an error result in both reports,
-never a pass. No text is written, and an id only when it is plain (letters, digits,
-._@+/-, at most 100), else its sha256.`,
+never a pass. No text is written, and ${idWords}.`,
     );
 }

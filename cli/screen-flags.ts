@@ -28,5 +28,10 @@ export function addScreenFlags(command: Command): Command {
       nonNegativeIntArg,
       DEFAULT_MAX_CANARY_FAILURES,
     );
-  return addReportFlags(command, "item", "stdout still carries the JSON batch document");
+  return addReportFlags(
+    command,
+    "item",
+    "stdout still carries the JSON batch document",
+    "an id only when it is plain (letters, digits,\n._@+/-, at most 100), else its sha256",
+  );
 }

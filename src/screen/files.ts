@@ -6,6 +6,7 @@
 //    item spooled; the second read must hash to the first's: what was admitted is what was checked.
 // 3. The document is framed around the spooled items and copied to `output`: the same bytes as
 //    the in-memory `serializeBatch(screenBatch(…))`. Scratch files are removed whatever happens.
+import { stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
@@ -244,7 +245,18 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   if (unused !== null) options.onCacheNote?.(unused);
   const store = options.cacheFile == null || unused !== null ? null : VerdictCache.open(resolve(cwd, options.cacheFile));
   const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;
-  const scratchTarget = join(resolve(cwd, options.scratchDir ?? tmpdir()), SCRATCH_NAME);
+  const scratchDir = resolve(cwd, options.scratchDir ?? tmpdir());
+  // Named with its flag before anything is read, rather than by the first scratch file it refuses.
+  if (
+    options.scratchDir !== undefined &&
+    !(await stat(scratchDir).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  ) {
+    throw new UsageError(`--scratch-dir is not a directory that exists: ${displayText(scratchDir)}`);
+  }
+  const scratchTarget = join(scratchDir, SCRATCH_NAME);
   const { signal } = options;
   const read: ReadOptions = { kind: "screen", limits, stopOnRecordProblem: true };
   let copy: ScratchFile | null = null;

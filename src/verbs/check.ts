@@ -20,7 +20,7 @@ const MAX_CHECK_INPUT_BYTES = 1024 * 1024;
 /** Messages of the stream reader's refusals (fixed texts: the input is never echoed). */
 const TEXT_REFUSALS = {
   byte_order_mark: "input starts with a byte order mark; send plain UTF-8",
-  invalid_utf8: "input is not valid UTF-8",
+  invalid_utf8: "input is not valid UTF-8; re-encode it as UTF-8 (iconv -t UTF-8)",
 } as const;
 
 /** Reads a whole stream as strict UTF-8 text; refuses (UsageError) more than `maxBytes` bytes as soon as they are read. */
@@ -30,7 +30,11 @@ async function readBoundedText(stream: Readable, maxBytes: number = MAX_CHECK_IN
   for await (const chunk of stream) {
     const buffer = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : (chunk as Buffer);
     total += buffer.length;
-    if (total > maxBytes) throw new UsageError(`input exceeds ${maxBytes} bytes`);
+    if (total > maxBytes) {
+      throw new UsageError(
+        `input exceeds ${maxBytes} bytes, the most check reads; a longer text goes through screen or ingest as a JSONL record, which they cut into segments`,
+      );
+    }
     chunks.push(buffer);
   }
   const decoded = decodeStrictText(Buffer.concat(chunks));

@@ -54,8 +54,12 @@ describe("checkText", () => {
     const run = (bytes: Uint8Array, maxInputBytes?: number) =>
       checkText({ input: Readable.from([Buffer.from(bytes)]), pipeline, ...(maxInputBytes ? { maxInputBytes } : {}) });
     await expect(run(Uint8Array.of(0xef, 0xbb, 0xbf, 0x61))).rejects.toThrow(new UsageError("input starts with a byte order mark; send plain UTF-8"));
-    await expect(run(Uint8Array.of(0xc3, 0x28))).rejects.toThrow(new UsageError("input is not valid UTF-8"));
-    await expect(run(new Uint8Array(11).fill(0x61), 10)).rejects.toThrow(new UsageError("input exceeds 10 bytes"));
+    await expect(run(Uint8Array.of(0xc3, 0x28))).rejects.toThrow(new UsageError("input is not valid UTF-8; re-encode it as UTF-8 (iconv -t UTF-8)"));
+    await expect(run(new Uint8Array(11).fill(0x61), 10)).rejects.toThrow(
+      new UsageError(
+        "input exceeds 10 bytes, the most check reads; a longer text goes through screen or ingest as a JSONL record, which they cut into segments",
+      ),
+    );
     await expect(run(Buffer.from("\n"))).rejects.toThrow("no input text on stdin: nothing to screen; pipe text on stdin or pass --text with some text");
     expect(built).toBe(0);
   });
