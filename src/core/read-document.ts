@@ -76,19 +76,23 @@ export function parseJsonDocument(
   label: DocumentLabel,
   path: string | null = null,
   maxValues: number = MAX_DOCUMENT_VALUES,
+  why?: string,
 ): ReadDocument {
   if (typeof input === "string" && !input.isWellFormed()) throw unreadable(label, path, "not valid UTF-8");
   const bytes = typeof input === "string" ? Buffer.from(input, "utf8") : input;
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
   // Parsed as bytes (strict UTF-8 is checked first): the document is never held twice.
   const parsed = readStrictDocument(bytes, { shape: label === "export" ? EXPORT_SHAPE : ANY_SHAPE, maxValues });
-  if (!parsed.ok) throw unreadable(label, path, refusalReason(parsed.code, maxValues));
+  if (!parsed.ok) throw unreadable(label, path, refusalReason(parsed.code, maxValues, "", why));
   return { value: parsed.value, sha256: sha256Hex(bytes) };
 }
 
-/** The words for a strict reader's refusal `code` in a message; `where` says which value budget was exceeded. */
-export function refusalReason(code: string, maxValues: number, where = ""): string {
-  if (code === "too_many_values") return `more than ${maxValues} JSON values${where}, the most verify holds`;
+/**
+ * The words for a strict reader's refusal `code` in a message; `where` says which value budget was
+ * exceeded, and `why` replaces the words that end a refusal by it.
+ */
+export function refusalReason(code: string, maxValues: number, where = "", why = ", the most verify holds"): string {
+  if (code === "too_many_values") return `more than ${maxValues} JSON values${where}${why}`;
   if (code === "invalid_utf8") return "not valid UTF-8";
   return code === "byte_order_mark" ? "starts with a byte order mark" : code.replaceAll("_", " ");
 }
@@ -100,34 +104,24 @@ export function fileReasonWords(error: unknown): string {
 }
 
 /**
- * Tighter caps for one read (at most MAX_DOCUMENT_BYTES and MAX_DOCUMENT_VALUES), and the words a
- * refusal by them ends with instead of ", the most verify holds" (they say why the caps are lower).
+ * A lower cap on the JSON values built of one document (at most MAX_DOCUMENT_VALUES), and the
+ * words its refusal ends with instead of ", the most verify holds" (they say why it is lower).
  */
-export interface DocumentCaps {
-  readonly maxBytes: number;
+export interface ValueCap {
   readonly maxValues: number;
   readonly why: string;
 }
 
-/** Reads and parses one document file (see parseJsonDocument), within `caps` when given. */
-export async function readJsonDocument(path: string, label: DocumentLabel, caps?: DocumentCaps): Promise<ReadDocument> {
-  const maxBytes = caps?.maxBytes ?? MAX_DOCUMENT_BYTES;
+/** Reads and parses one document file (see parseJsonDocument), within `cap` when given. */
+export async function readJsonDocument(path: string, label: DocumentLabel, cap?: ValueCap): Promise<ReadDocument> {
   let bytes: Uint8Array;
   try {
     const info = await stat(path);
     if (!info.isFile()) throw new StrictFileError("not_a_file");
-    if (info.size > maxBytes) throw unreadable(label, path, `larger than ${maxBytes} bytes${caps?.why ?? ""}`);
+    if (info.size > MAX_DOCUMENT_BYTES) throw unreadable(label, path, `larger than ${MAX_DOCUMENT_BYTES} bytes`);
     bytes = await readFile(path);
   } catch (error) {
     throw error instanceof LittleCanaryError ? error : unreadable(label, path, fileReasonWords(error));
   }
-  if (caps === undefined) return parseJsonDocument(bytes, label, path);
-  try {
-    return parseJsonDocument(bytes, label, path, caps.maxValues);
-  } catch (error) {
-    // Only the value cap is this read's own: its refusal says why it is lower.
-    const message = error instanceof Error ? error.message : "";
-    if (!(error instanceof LittleCanaryError) || !message.includes(`more than ${caps.maxValues} JSON values`)) throw error;
-    throw unreadable(label, path, `more than ${caps.maxValues} JSON values${caps.why}`);
-  }
+  return parseJsonDocument(bytes, label, path, cap?.maxValues, cap?.why);
 }

@@ -10,12 +10,13 @@ import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { allowlistedAdmissions, appendAll, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
-import { readFailureMessage, readJsonDocument, type DocumentCaps, type DocumentLabel, type ReadDocument } from "../core/read-document.js";
+import { readFailureMessage, readJsonDocument, type DocumentLabel, type ValueCap, type ReadDocument } from "../core/read-document.js";
 import { streamPair, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
 import { SHARE_BLOCK } from "./pair-share.js";
 import { headOf, NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { FILE_WORDING, swappedDocuments } from "./swapped.js";
 import type { Obj } from "./_values.js";
+import { displayText } from "../core/display-text.js";
 
 export interface VerifyFilesOptions {
   /** Path of the manifest file. */
@@ -108,9 +109,9 @@ export function normalizePin(pin: string, pinName: string): string {
   return normalized;
 }
 
-async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[], caps: DocumentCaps): Promise<ReadDocument | null> {
+async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[], cap: ValueCap): Promise<ReadDocument | null> {
   try {
-    return await readJsonDocument(path, label, caps);
+    return await readJsonDocument(path, label, cap);
   } catch (error) {
     problems.push({ code: label === "manifest" ? "manifest_unreadable" : "export_unreadable", message: readFailureMessage(error, label, path) });
     return null;
@@ -257,8 +258,9 @@ function progressOf(onProgress: VerifyFilesOptions["onProgress"], total: number)
  */
 const WHOLE_PAIR_BYTES = 24 << 20;
 const WHOLE_DOCUMENT_VALUES = 500_000;
+/** Why a pair is read whole, which a refusal by these caps says. */
 const WHOLE_READ_WHY =
-  ", the most verify reads whole: the pair is not laid out as ingest writes it (export records out of index order, or manifest members after its records), which only the whole documents can check";
+  "the most verify reads whole: the pair is not laid out as ingest writes it (export records out of index order, or manifest members after its records), which only the whole documents can check";
 
 /**
  * The pair read whole (within WHOLE_PAIR_BYTES and WHOLE_DOCUMENT_VALUES) and fed to the
@@ -266,12 +268,24 @@ const WHOLE_READ_WHY =
  */
 async function readWhole(manifestPath: string, exportPath: string | null): Promise<PairReading> {
   const readProblems: VerifyProblem[] = [];
-  const caps = (maxBytes: number): DocumentCaps => ({ maxBytes: Math.max(0, maxBytes), maxValues: WHOLE_DOCUMENT_VALUES, why: WHOLE_READ_WHY });
-  const manifest = await readOrProblem(manifestPath, "manifest", readProblems, caps(WHOLE_PAIR_BYTES));
-  // The export is read even when the manifest is not, so both read problems are reported; the
-  // two together are within the pair's bytes (an unreadable manifest leaves the export all of them).
-  const exportCaps = caps(WHOLE_PAIR_BYTES - (await filesBytes([manifest === null ? null : manifestPath])));
-  const exported = exportPath === null ? null : await readOrProblem(exportPath, "export", readProblems, exportCaps);
+  // Over the bytes, the larger document is named unreadable (one that cannot be stat'ed counts 0:
+  // its read says why); within them each is read, even when the other is not, so both are named.
+  const [manifestBytes, exportBytes] = [await filesBytes([manifestPath]), await filesBytes([exportPath])];
+  const tooLarge = manifestBytes + exportBytes > WHOLE_PAIR_BYTES;
+  const cap: ValueCap = { maxValues: WHOLE_DOCUMENT_VALUES, why: `, ${WHOLE_READ_WHY}` };
+  const read = (path: string, label: DocumentLabel, bytes: number, other: number): Promise<ReadDocument | null> => {
+    if (!tooLarge) return readOrProblem(path, label, readProblems, cap);
+    if (bytes >= other) {
+      const pair = `the pair is ${manifestBytes + exportBytes} bytes, this file ${bytes} of them, and ${WHOLE_PAIR_BYTES} bytes of pair are ${WHOLE_READ_WHY}`;
+      readProblems.push({
+        code: label === "manifest" ? "manifest_unreadable" : "export_unreadable",
+        message: `cannot read ${label} ${displayText(path)} (${pair})`,
+      });
+    }
+    return Promise.resolve(null);
+  };
+  const manifest = await read(manifestPath, "manifest", manifestBytes, exportBytes);
+  const exported = exportPath === null ? null : await read(exportPath, "export", exportBytes, manifestBytes + 1);
   const reading = {
     readProblems,
     manifestSha256: manifest?.sha256 ?? null,
