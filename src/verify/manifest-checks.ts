@@ -94,21 +94,36 @@ export interface ManifestRecordCheck {
   readonly verdictsAgree: boolean;
 }
 
-/** Step 10 for the manifest record at `position`: its shape and index, then whether its state and plan follow from its segments. */
+/** The path of a parse's first issue, or null when it succeeded. */
+function firstIssuePath(parsed: {
+  readonly success: boolean;
+  readonly error?: { readonly issues: ReadonlyArray<{ readonly path: readonly PropertyKey[] }> };
+}): readonly PropertyKey[] | null {
+  return parsed.success ? null : (parsed.error?.issues[0]?.path ?? []);
+}
+
+/**
+ * Step 10 for the manifest record at `position`: its shape and index, then whether its state and
+ * plan follow from its segments. `issueWanted` false: the caller has the record's issue path
+ * already (a compact record that did not expand), so a record without an integer index, which
+ * its schema always refuses, is not parsed again only to list its issues (zod lists every one:
+ * most of the time a manifest of malformed records took).
+ */
 export function checkManifestRecordAt(
   record: unknown,
   position: number,
   geometry: Geometry | null,
   problems: ProblemList,
   bounds: RecordBounds | null = null,
+  issueWanted = true,
 ): ManifestRecordCheck {
-  const parsed = RECORD_V1_CHECK.safeParse(record);
-  const issuePath = parsed.success ? null : (parsed.error.issues[0]?.path ?? []);
   const index = isObj(record) ? own(record, "index") : undefined;
   if (!isObj(record) || !isInt(index)) {
     problems.add("manifest_record_malformed", `manifest record at position ${position}: malformed`);
-    return { usable: null, issuePath, verdictsAgree: false };
+    return { usable: null, issuePath: issueWanted ? firstIssuePath(RECORD_V1_CHECK.safeParse(record)) : null, verdictsAgree: false };
   }
+  const parsed = RECORD_V1_CHECK.safeParse(record);
+  const issuePath = firstIssuePath(parsed);
   // Positions are unique, so an index equal to its position is never a duplicate.
   if (index !== position) {
     problems.add("manifest_record_index", `manifest record at position ${position}: duplicate or out-of-order index`);

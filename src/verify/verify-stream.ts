@@ -151,7 +151,7 @@ export class StreamedManifest {
     const clean = compact && this.geometry !== null ? cleanRecordExpansion(value as Obj, position, this.geometry, this.bounds) : null;
     if (clean !== null) return { facts: clean, usable: clean, verdictsAgree: true, issuePath: null };
     const expanded = compact ? expandedRecord(value as Obj, position, this.geometry) : { record: value, issuePath: null };
-    const checked = checkManifestRecordAt(expanded.record, position, this.geometry, this.problems, this.bounds);
+    const checked = checkManifestRecordAt(expanded.record, position, this.geometry, this.problems, this.bounds, expanded.issuePath === null);
     return { ...checked, facts: expanded.record, issuePath: expanded.issuePath ?? checked.issuePath };
   }
 
