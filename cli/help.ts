@@ -73,7 +73,8 @@ and an export given the wrong way round, a manifest given as the export, or usag
 
 A pin proves something only when it comes from elsewhere than the files checked: record the
 SHA-256 when the run is published (sha256sum manifest.json) and carry it to the consumer out of
-band; a hash read off the same directory passes a forged pair.
+band; a hash read off the same directory passes a forged pair. A pin or a file given twice with
+different values is refused (exit 3), so arguments appended after a wrapper's pin cannot replace it.
 
 Examples:
   little-canary verify --manifest manifest.json --export admitted.json \\

@@ -30,12 +30,8 @@ export function define(io: CliIo, state: RunState): Command {
   return new Command("verify")
     .description("Check that a manifest (and export) are consistent, and optionally that the manifest matches a pinned SHA-256.")
     .option("--manifest <path>", "manifest file", singleValue)
-    .option(
-      "--export <path>",
-      "export file to check against the manifest: required when the run wrote one (else export_missing), refused when it did not",
-      singleValue,
-    )
-    .option("--expect-manifest-sha256 <hex>", "refuse unless the manifest file hashes to this value (given twice with different values: refused)", singleValue)
+    .option("--export <path>", "export file to check: required when the run wrote one (else export_missing), refused when it did not", singleValue)
+    .option("--expect-manifest-sha256 <hex>", "refuse unless the manifest file hashes to this value", singleValue)
     .option("--index <path>", "instead of one pair: the index of a sharded run (little-canary index) and every pair it lists", singleValue)
     .option("--expect-index-sha256 <hex>", "with --index: refuse unless the index file hashes to this value", singleValue)
     .option("--json", "print a JSON report")
