@@ -1,9 +1,10 @@
 // The two digests verify recomputes for every export record (`sha256` of its text and
-// `material_sha256` of its material), and the text's length, taken from the record's own bytes when
-// the fast reader proved them canonical. The text is then already there as UTF-8 between two quotes, so it is hashed
-// where it lies instead of being converted from a JavaScript string, and the material's canonical
-// JSON is the composer's head (materialJson, everything before the text) followed by those same
-// bytes. This is the bulk of an export's bytes: hashed once each, and never copied.
+// `material_sha256` of its material), and the text's length, taken from the record's own bytes
+// when the fast reader proved them canonical. The text is then already there as UTF-8 between two
+// quotes, so it is hashed where it lies instead of being converted from a JavaScript string, and
+// the material's canonical JSON is the composer's head (materialJson, everything before the text)
+// followed by those same bytes. This is the bulk of an export's bytes: hashed once each, and never
+// copied.
 import { createHash } from "node:crypto";
 import { codePointLength, wellFormedLength } from "../core/codepoints.js";
 import { sha256Hex } from "../core/hash.js";
@@ -64,11 +65,12 @@ export function exportTextLength(text: string, textJson: Buffer | null): number 
 }
 
 /**
- * The bytes of the text's JSON string inside `bytes`, the record's bytes when they are exactly
- * the strict UTF-8 of `JSON.stringify(item)` (the fast reader's proof), or null when the record is not laid out so:
- * `text` is its last key, a string, and the bytes end with it and the closing brace. Its member
- * is the last `,"text":"` in the bytes: inside a JSON string every quote is escaped, so `,"` occurs
- * only between members, and the text member is the last one (a metadata key `text` comes before it).
+ * The bytes of the text's JSON string inside `bytes` (the record's bytes, when they are exactly
+ * the strict UTF-8 of `JSON.stringify(item)`: the fast reader's proof), or null when the record is
+ * not laid out so: `text` is its last key, a string, and the bytes end with it and the closing
+ * brace. Its member is the last `,"text":"` in the bytes: inside a JSON string every quote is
+ * escaped, so `,"` occurs only between members, and the text member is the last one (a metadata
+ * key `text` comes before it).
  */
 export function textJsonOf(item: object, bytes: Buffer): Buffer | null {
   const keys = Object.keys(item);
