@@ -6,7 +6,7 @@
 // This catches a forged state on held records too, where no export text is available.
 import { classifySegmentVerdict } from "../documents/classify.js";
 import { recordState, statesRecordState, uncheckedHoldState, type RecordState } from "../documents/record-state.js";
-import { allowEntriesFit, heldForDetectionOnly } from "../documents/allowlist.js";
+import { allowEntriesFit, heldForDetectionOnly, MAX_ALLOW_ENTRIES } from "../documents/allowlist.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestShard } from "../documents/shard.js";
@@ -160,6 +160,57 @@ export function checkRecordsTotal(manifest: Obj, recordCount: number, problems: 
   if (shard !== null && recordCount > shard.lines) {
     problems.add("shard_invalid", `manifest run.shard: ${recordCount} records cannot come from ${describeRange(shard)}`);
   }
+}
+
+/**
+ * The allowlist entries a manifest's records cite, told apart by all four fields, kept up to one
+ * more than an allow file may hold (MAX_ALLOW_ENTRIES): enough to know that a recorded allow
+ * file of fewer entries cannot have admitted them.
+ */
+export class CitedAllowEntries {
+  readonly #keys = new Set<string>();
+
+  /** Takes in the entries a record cites (`allowlist_entries`, when it has a list of them). */
+  add(record: unknown): void {
+    const entries = isObj(record) ? own(record, "allowlist_entries") : undefined;
+    if (!Array.isArray(entries)) return;
+    for (const entry of entries) {
+      if (!isObj(entry)) continue;
+      this.#take(JSON.stringify([own(entry, "sha256"), own(entry, "scope"), own(entry, "reason"), own(entry, "by")]));
+    }
+  }
+
+  /** Another share's entries (`keys`), as if its records had been added here. */
+  absorb(keys: readonly string[]): void {
+    for (const key of keys) this.#take(key);
+  }
+
+  /** The entries as kept, for another share's `absorb`. */
+  keys(): string[] {
+    return [...this.#keys];
+  }
+
+  /** Distinct entries cited, at most MAX_ALLOW_ENTRIES + 1. */
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  #take(key: string): void {
+    if (this.#keys.size <= MAX_ALLOW_ENTRIES) this.#keys.add(key);
+  }
+}
+
+/**
+ * The allow file the run records (`run.allowlist.entries`) must hold every distinct entry the
+ * records cite: a manifest that says it read fewer cannot have admitted records by them.
+ */
+export function checkCitedEntries(manifest: Obj, cited: CitedAllowEntries, problems: ProblemList): void {
+  const run = own(manifest, "run");
+  const allowlist = isObj(run) ? own(run, "allowlist") : undefined;
+  const entries = isObj(allowlist) ? own(allowlist, "entries") : undefined;
+  if (!isInt(entries) || cited.size <= entries) return;
+  const count = cited.size > MAX_ALLOW_ENTRIES ? `more than ${MAX_ALLOW_ENTRIES}` : String(cited.size);
+  problems.add("allowlist_unrecorded", `manifest records cite ${count} distinct allowlist entries, but the allow file it records has ${entries}`);
 }
 
 /** Step 17: the manifest's counts against a recount of its records (undefined: none possible). */

@@ -12,7 +12,15 @@ import { EXPORT_SCHEMA, ExportRecordSchema, type ManifestCounts } from "../docum
 import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manifestVersionNamed } from "../documents/manifest-v2.js";
 import { isInt, isObj, own, planGeometry, recordBounds, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
-import { checkManifestRecordAt, checkRecordsTotal, checkRecount, expandedRecord, type ManifestRecordCheck } from "./manifest-checks.js";
+import {
+  checkCitedEntries,
+  checkManifestRecordAt,
+  checkRecordsTotal,
+  checkRecount,
+  CitedAllowEntries,
+  expandedRecord,
+  type ManifestRecordCheck,
+} from "./manifest-checks.js";
 import { cleanRecordExpansion } from "./clean-record.js";
 import { compileCheck } from "../core/schema-check.js";
 import { SkippedValue } from "../core/parse-line.js";
@@ -81,6 +89,8 @@ export class StreamedManifest {
    * before the `schema` member that says which they must be, so the check waits for it.
    */
   private readonly firstOfShape: { v1: number | null; v2: number | null } = { v1: null, v2: null };
+  /** The allowlist entries its records cite, for the allow file the run records. */
+  private readonly cited = new CitedAllowEntries();
 
   /**
    * `held`: the records come from a manifest held whole (hashed by `verifyHeld`). `canonicalFile`:
@@ -121,6 +131,7 @@ export class StreamedManifest {
     const shape = compact ? "v2" : "v1";
     this.firstOfShape[shape] ??= position;
     const { facts, usable, verdictsAgree, issuePath } = this.checked(value, compact, position);
+    this.cited.add(facts);
     if (usable !== null && verdictsAgree) this.agreeing.add(usable);
     if (issuePath !== null && this.recordIssue === null) this.recordIssue = [RECORDS_KEY, position, ...issuePath];
     if (this.hash !== null) {
@@ -165,6 +176,7 @@ export class StreamedManifest {
       firstOfShape: this.firstOfShape,
       idDigests: this.idDigests.state(),
       counts: this.recountable ? this.recount.counts() : null,
+      citedEntries: this.cited.keys(),
     };
   }
 
@@ -181,6 +193,7 @@ export class StreamedManifest {
     this.idDigests.absorb(other.idDigests);
     if (other.counts === null) this.recountable = false;
     if (this.recountable && other.counts !== null) this.recount.absorb(other.counts);
+    this.cited.absorb(other.citedEntries);
   }
 
   /** Removes what the id digests left on disk (theirs too, once absorbed). */
@@ -264,6 +277,7 @@ export class StreamedManifest {
       return;
     }
     checkRecount(head, this.recountable ? { ...this.recount.counts(), duplicate_ids: repeats } : undefined, problems);
+    checkCitedEntries(head, this.cited, problems);
   }
 }
 
@@ -410,6 +424,8 @@ export interface ManifestShareState {
   readonly idDigests: IdDigestState;
   /** Its recount, or null when one of its records could not be counted. */
   readonly counts: ManifestCounts | null;
+  /** The allowlist entries its records cite (CitedAllowEntries.keys). */
+  readonly citedEntries: readonly string[];
 }
 
 /** What a share of the export's records gave (StreamedExport.absorb). */

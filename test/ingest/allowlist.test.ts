@@ -263,6 +263,10 @@ describe("ingest --allow", () => {
     // The basis without its entries, or the run's allowlist missing.
     expect(await forge((m) => delete (m.records[0] as Record<string, unknown>)["allowlist_entries"])).toContain("record_state_mismatch");
     expect(await forge((m) => delete (m.run as Record<string, unknown>)["allowlist"])).toContain("allowlist_unrecorded");
+    // The run's allow file recorded with fewer entries than its records cite; as many is consistent.
+    const recorded = (entries: number) => (m: IngestManifest) => Object.assign(m.run.allowlist as { entries: number }, { entries });
+    expect(await forge(recorded(0))).toContain("allowlist_unrecorded");
+    expect(await forge(recorded(1))).not.toContain("allowlist_unrecorded");
     // An allow-listed record whose count was dropped from counts.
     expect(await forge((m) => delete (m.counts as Record<string, unknown>)["allowlisted"])).toContain("counts_mismatch");
   });
