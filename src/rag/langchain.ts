@@ -10,6 +10,7 @@ import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import {
   SCREEN_DOCUMENTS_OPTION_KEYS,
+  checkPolicyOverrides,
   resolveQueryScreen,
   screenAtQueryTime,
   screenDocumentRecords,
@@ -102,6 +103,7 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
     // A misspelt option (`holdSiblingChunk`) would otherwise leave its default in force, unseen.
     refuseUnknownOptions("LittleCanaryTransformer", options, TRANSFORMER_OPTION_KEYS);
     if (typeof options.onHeld !== "function") throw new UsageError("onHeld is required: held documents must be reported, not dropped");
+    checkPolicyOverrides(options.policy);
     const hold = options.holdSiblingChunks ?? false;
     if (typeof hold !== "boolean" && typeof hold !== "function") throw new UsageError("holdSiblingChunks must be true, false or a function");
     this.options = options;

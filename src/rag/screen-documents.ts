@@ -4,7 +4,7 @@
 // pass on whatever its getters answer on a next read, which no screen saw.
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import type { DegradedPolicy } from "../canary/pipeline-options.js";
-import type { PolicyOverrides } from "../documents/policy.js";
+import { resolvePolicy, type PolicyOverrides } from "../documents/policy.js";
 import type { HoldReason } from "../documents/schemas.js";
 import { manifestFacts } from "../documents/manifest-v2.js";
 import type { CheckingPipeline } from "../ingest/gate.js";
@@ -258,6 +258,7 @@ const COVERAGE_ONLY = new Set<DocumentHoldReason>(["degraded", "unexercised", "i
 export function resolveQueryScreen<D>(options: QueryScreenOptions<D>, where: string): QueryScreenPlan<D> {
   // A misspelt option (`hold: "flag"`) would otherwise leave its default in force, unseen.
   refuseUnknownOptions(where, options, QUERY_SCREEN_OPTION_KEYS);
+  checkPolicyOverrides(options.policy);
   const held = options.held ?? "drop";
   if (held !== "drop" && held !== "flag") throw new UsageError("held must be 'drop' or 'flag'");
   const onDegraded = options.onDegraded ?? "fail_closed";
@@ -278,6 +279,14 @@ export function resolveQueryScreen<D>(options: QueryScreenOptions<D>, where: str
     ? { ...screen, policy: { ...screen.policy, stop_after_hold: false }, maxCanaryFailures: screen.maxCanaryFailures ?? 0 }
     : screen;
   return Object.freeze({ screen: Object.freeze(plan), held, failOpen, onHeld: onHeld ?? null });
+}
+
+/**
+ * Refuses (UsageError) policy overrides that no screen would accept, when an adapter is built
+ * rather than at its first call (for a compressor, the first user query).
+ */
+export function checkPolicyOverrides(policy: PolicyOverrides | undefined): void {
+  resolvePolicy(policy ?? {});
 }
 
 /**

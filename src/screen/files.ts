@@ -233,6 +233,8 @@ const SCREEN_FILE_OPTION_KEYS = Object.keys({
 /** Reads, admits and screens a JSONL batch and writes its document; throws InputRefusedError when the input is refused. */
 export async function screenFile(options: ScreenFileOptions): Promise<ScreenFileResult> {
   refuseUnknownOptions("screenFile", options, SCREEN_FILE_OPTION_KEYS);
+  // The document goes only to `output`: without one it would be screened and thrown away.
+  if (typeof options.output !== "function") throw new UsageError("screenFile needs output, a function that takes each chunk of the batch document");
   const limits: ReaderLimits = validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...(options.limits ?? {}) });
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
   const concurrency = options.concurrency ?? 1;

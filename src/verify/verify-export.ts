@@ -8,6 +8,10 @@ import { parseJsonDocument, readFailureMessage, type DocumentLabel } from "../co
 import type { ManifestFileSha } from "./pair-checks.js";
 import { headOf, NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { ARGUMENT_WORDING, MANIFEST_ONLY_WORDING, swappedDocuments } from "./swapped.js";
+import { refuseUnknownOptions } from "../core/guards.js";
+
+/** What a refusal of an unknown option adds: the pin a caller may have meant is verifyFiles's. */
+const PIN_NOTE = " (to pin the manifest, use verifyFiles with expectManifestSha256, or compare the SHA-256 of its bytes yourself)";
 
 /** Options of `verifyExport` and `verifyManifestOnly`. */
 export interface VerifyOptions {
@@ -22,6 +26,9 @@ export interface VerifyOptions {
    */
   readonly refuseAllowlisted?: boolean;
 }
+
+/** Every option of VerifyOptions; `satisfies` keeps the list equal to the interface. */
+const VERIFY_OPTION_KEYS = Object.keys({ manifestBytes: true, refuseAllowlisted: true } satisfies Record<keyof VerifyOptions, true>);
 
 /** The SHA-256 of the manifest's bytes as given (see ManifestFileSha): `manifestBytes`, or the manifest passed as bytes or text. */
 function fileShaFrom(options: VerifyOptions | undefined, manifestDoc: unknown): ManifestFileSha {
@@ -50,7 +57,9 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
 }
 
 /**
- * Problems that make an export inconsistent with its manifest ([] = consistent). Never throws.
+ * Problems that make an export inconsistent with its manifest ([] = consistent). Never throws for
+ * any document; an option it does not know (a misspelt `refuseAllowlisted`, or a pin, which only
+ * `verifyFiles` takes) is a UsageError, as a silently ignored one would check less than asked.
  * Pass each document as the bytes you read (a Uint8Array) when you can: bytes are parsed
  * strictly, so an export record with two `text` keys is refused (`export_unreadable`), where a
  * value from `JSON.parse` silently keeps the last one. A string is taken as the document's text
@@ -59,6 +68,7 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
  * byte-for-byte its canonical form. For files on disk, `verifyFiles` does all of this.
  */
 export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {
+  refuseUnknownOptions(exportDoc === NO_EXPORT ? "verifyManifestOnly" : "verifyExport", options, VERIFY_OPTION_KEYS, PIN_NOTE);
   const problems = new ProblemList();
   try {
     const exported = documentValue(exportDoc, "export", problems);

@@ -57,6 +57,12 @@ describe("library options are checked, not ignored", () => {
     await expect(screenFile(options as never)).rejects.toThrow(new UsageError(`unknown screenFile option "concurency"; did you mean 'concurrency'?`));
   });
 
+  it("screenFile without output is refused before reading, not screened and thrown away", async () => {
+    await expect(screenFile({ input: "in.jsonl", cwd: dir, pipeline: pipeline() } as never)).rejects.toThrow(
+      new UsageError("screenFile needs output, a function that takes each chunk of the batch document"),
+    );
+  });
+
   it("each runs as before with only known options", async () => {
     const run = await ingestRecords(pipeline(), { inputs: ["a note"] }, { concurrency: 1, exportRequested: true });
     expect(run.summary.head.counts.admitted + run.summary.head.counts.held).toBe(1);

@@ -192,6 +192,11 @@ describe("LittleCanaryCompressor in a retriever pipeline", () => {
     expect(
       () => new LittleCanaryCompressor({ pipeline: pipeline(), onDegraded: "fail_open", policy: { stop_after_hold: true }, onHeld: () => undefined }),
     ).toThrow(/stop_after_hold false/);
+    // A policy no screen accepts is refused when the compressor is built, not at the first query.
+    expect(() => new LittleCanaryCompressor({ pipeline: pipeline(), held: "flag", policy: { segmentChars: 2000 } as never })).toThrow(
+      /unknown policy setting "segmentChars"/,
+    );
+    expect(() => new LittleCanaryCompressor({ pipeline: pipeline(), held: "flag", policy: { segment_chars: 0 } })).toThrow(/segment_chars/);
     // Flagging needs no callback: nothing leaves the results.
     expect(new LittleCanaryCompressor({ pipeline: pipeline(), held: "flag" })).toBeInstanceOf(BaseDocumentCompressor);
     // A misspelt option is refused, not left at its default (here: dropping, where flagging was meant).

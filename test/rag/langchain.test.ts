@@ -280,8 +280,11 @@ describe("LittleCanaryTransformer", () => {
     expect(JSON.stringify(passed)).not.toContain("Ignore all previous");
   });
 
-  it("the transformer refuses to be built without onHeld", () => {
+  it("the transformer refuses to be built without onHeld, or with a policy no screen accepts", () => {
     expect(() => new LittleCanaryTransformer({ pipeline: pipeline() } as never)).toThrow(/onHeld is required/);
+    expect(() => new LittleCanaryTransformer({ pipeline: pipeline(), onHeld: () => undefined, policy: { segmentChars: 2000 } as never })).toThrow(
+      /unknown policy setting "segmentChars"/,
+    );
   });
 });
 

@@ -391,6 +391,19 @@ describe("verifyExport catches a manifest that contradicts itself", () => {
   });
 });
 
+describe("verifyExport and verifyManifestOnly refuse an option they do not know", () => {
+  it("a misspelt refuseAllowlisted or a pin is a UsageError naming it, not a check silently skipped", () => {
+    const run = synthRun([{ id: "a", source: null, metadata: {}, text: "Admitted text." }]);
+    const [e, m] = [run.exported!.bytes, run.manifest.bytes];
+    expect(verifyExport(e, m, { manifestBytes: m, refuseAllowlisted: true })).toEqual([]);
+    expect(() => verifyExport(e, m, { refuseAllowlist: true } as never)).toThrow(
+      /unknown verifyExport option "refuseAllowlist"; did you mean 'refuseAllowlisted'\?/,
+    );
+    expect(() => verifyExport(e, m, { expectManifestSha256: "0".repeat(64) } as never)).toThrow(/use verifyFiles with expectManifestSha256/);
+    expect(() => verifyManifestOnly(m, { pin: "x" } as never)).toThrow(/unknown verifyManifestOnly option "pin"/);
+  });
+});
+
 describe("verifyExport never throws on hostile input", () => {
   it("wrong top-level types", () => {
     expect(verifyExport(null, {})).toEqual([{ code: "export_not_object", message: "export is not an object" }]);
