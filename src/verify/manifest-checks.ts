@@ -8,6 +8,7 @@ import { classifySegmentVerdict } from "../documents/classify.js";
 import { recordState, statesRecordState, uncheckedHoldState, type RecordState } from "../documents/record-state.js";
 import { allowEntriesFit, heldForDetectionOnly, MAX_ALLOW_ENTRIES } from "../documents/allowlist.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
+import { sha256Hex } from "../core/hash.js";
 import { ManifestRecordSchema, type ManifestRecord } from "../documents/schemas.js";
 import { describeRange, ManifestShardSchema, shardInconsistency, type ManifestShard } from "../documents/shard.js";
 import { segmentsFollowPlan } from "../documents/segment-spans.js";
@@ -165,7 +166,8 @@ export function checkRecordsTotal(manifest: Obj, recordCount: number, problems: 
 /**
  * The allowlist entries a manifest's records cite, told apart by all four fields, kept up to one
  * more than an allow file may hold (MAX_ALLOW_ENTRIES): enough to know that a recorded allow
- * file of fewer entries cannot have admitted them.
+ * file of fewer entries cannot have admitted them. Each is kept as the SHA-256 of its fields, so
+ * a hostile manifest's long fields take no more memory than an entry of the allow file's own.
  */
 export class CitedAllowEntries {
   readonly #keys = new Set<string>();
@@ -176,7 +178,8 @@ export class CitedAllowEntries {
     if (!Array.isArray(entries)) return;
     for (const entry of entries) {
       if (!isObj(entry)) continue;
-      this.#take(JSON.stringify([own(entry, "sha256"), own(entry, "scope"), own(entry, "reason"), own(entry, "by")]));
+      // JSON.stringify writes any string well-formed (a lone surrogate as an escape), so it hashes.
+      this.#take(sha256Hex(JSON.stringify([own(entry, "sha256"), own(entry, "scope"), own(entry, "reason"), own(entry, "by")])));
     }
   }
 

@@ -29,3 +29,18 @@ describe("allowlist entries cited by a manifest's records", () => {
     expect(many.size).toBe(MAX_ALLOW_ENTRIES + 1);
   });
 });
+
+describe("allowlist entries cited with hostile fields", () => {
+  it("are kept as digests, however long their fields, and a lone surrogate in one is no error", () => {
+    const cited = new CitedAllowEntries();
+    cited.add({
+      allowlist_entries: [
+        { ...entry(1), reason: "r".repeat(1 << 20) },
+        { ...entry(2), by: "\ud800" },
+        { ...entry(3), sha256: 7 },
+      ],
+    });
+    expect(cited.size).toBe(3);
+    expect(cited.keys().every((key) => /^[0-9a-f]{64}$/.test(key))).toBe(true);
+  });
+});
