@@ -8,9 +8,9 @@ import { BaseDocumentTransformer, Document, type DocumentInterface } from "@lang
 import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
+import { resolvePolicy } from "../documents/policy.js";
 import {
   SCREEN_DOCUMENTS_OPTION_KEYS,
-  checkPolicyOverrides,
   resolveQueryScreen,
   screenAtQueryTime,
   screenDocumentRecords,
@@ -103,7 +103,8 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
     // A misspelt option (`holdSiblingChunk`) would otherwise leave its default in force, unseen.
     refuseUnknownOptions("LittleCanaryTransformer", options, TRANSFORMER_OPTION_KEYS);
     if (typeof options.onHeld !== "function") throw new UsageError("onHeld is required: held documents must be reported, not dropped");
-    checkPolicyOverrides(options.policy);
+    // Overrides no screen accepts are refused now, not at the first call.
+    resolvePolicy(options.policy);
     const hold = options.holdSiblingChunks ?? false;
     if (typeof hold !== "boolean" && typeof hold !== "function") throw new UsageError("holdSiblingChunks must be true, false or a function");
     this.options = options;

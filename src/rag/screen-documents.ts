@@ -258,7 +258,8 @@ const COVERAGE_ONLY = new Set<DocumentHoldReason>(["degraded", "unexercised", "i
 export function resolveQueryScreen<D>(options: QueryScreenOptions<D>, where: string): QueryScreenPlan<D> {
   // A misspelt option (`hold: "flag"`) would otherwise leave its default in force, unseen.
   refuseUnknownOptions(where, options, QUERY_SCREEN_OPTION_KEYS);
-  checkPolicyOverrides(options.policy);
+  // Overrides no screen accepts are refused now, not at the first query.
+  resolvePolicy(options.policy);
   const held = options.held ?? "drop";
   if (held !== "drop" && held !== "flag") throw new UsageError("held must be 'drop' or 'flag'");
   const onDegraded = options.onDegraded ?? "fail_closed";
@@ -279,14 +280,6 @@ export function resolveQueryScreen<D>(options: QueryScreenOptions<D>, where: str
     ? { ...screen, policy: { ...screen.policy, stop_after_hold: false }, maxCanaryFailures: screen.maxCanaryFailures ?? 0 }
     : screen;
   return Object.freeze({ screen: Object.freeze(plan), held, failOpen, onHeld: onHeld ?? null });
-}
-
-/**
- * Refuses (UsageError) policy overrides that no screen would accept, when an adapter is built
- * rather than at its first call (for a compressor, the first user query).
- */
-export function checkPolicyOverrides(policy: PolicyOverrides | undefined): void {
-  resolvePolicy(policy ?? {});
 }
 
 /**

@@ -249,13 +249,7 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;
   const scratchDir = resolve(cwd, options.scratchDir ?? tmpdir());
   // Named with its flag before anything is read, rather than by the first scratch file it refuses.
-  if (
-    options.scratchDir !== undefined &&
-    !(await stat(scratchDir).then(
-      (info) => info.isDirectory(),
-      () => false,
-    ))
-  ) {
+  if (options.scratchDir !== undefined && !(await stat(scratchDir).catch(() => null))?.isDirectory()) {
     throw new UsageError(`--scratch-dir is not a directory that exists: ${displayText(scratchDir)}`);
   }
   const scratchTarget = join(scratchDir, SCRATCH_NAME);

@@ -269,23 +269,20 @@ const WHOLE_READ_WHY =
 async function readWhole(manifestPath: string, exportPath: string | null): Promise<PairReading> {
   const readProblems: VerifyProblem[] = [];
   // Over the bytes, the larger document is named unreadable (one that cannot be stat'ed counts 0:
-  // its read says why); within them each is read, even when the other is not, so both are named.
+  // its read says why) and neither is read; within them each is read, even when the other is not.
   const [manifestBytes, exportBytes] = [await filesBytes([manifestPath]), await filesBytes([exportPath])];
-  const tooLarge = manifestBytes + exportBytes > WHOLE_PAIR_BYTES;
+  const over = manifestBytes + exportBytes <= WHOLE_PAIR_BYTES ? null : manifestBytes >= exportBytes ? "manifest" : "export";
+  if (over !== null) {
+    const [path, bytes] = over === "manifest" ? [manifestPath, manifestBytes] : [exportPath as string, exportBytes];
+    const why = `the pair is ${manifestBytes + exportBytes} bytes, this file ${bytes} of them, and ${WHOLE_PAIR_BYTES} bytes of pair are ${WHOLE_READ_WHY}`;
+    readProblems.push({
+      code: over === "manifest" ? "manifest_unreadable" : "export_unreadable",
+      message: `cannot read ${over} ${displayText(path)} (${why})`,
+    });
+  }
   const cap: ValueCap = { maxValues: WHOLE_DOCUMENT_VALUES, why: `, ${WHOLE_READ_WHY}` };
-  const read = (path: string, label: DocumentLabel, bytes: number, other: number): Promise<ReadDocument | null> => {
-    if (!tooLarge) return readOrProblem(path, label, readProblems, cap);
-    if (bytes >= other) {
-      const pair = `the pair is ${manifestBytes + exportBytes} bytes, this file ${bytes} of them, and ${WHOLE_PAIR_BYTES} bytes of pair are ${WHOLE_READ_WHY}`;
-      readProblems.push({
-        code: label === "manifest" ? "manifest_unreadable" : "export_unreadable",
-        message: `cannot read ${label} ${displayText(path)} (${pair})`,
-      });
-    }
-    return Promise.resolve(null);
-  };
-  const manifest = await read(manifestPath, "manifest", manifestBytes, exportBytes);
-  const exported = exportPath === null ? null : await read(exportPath, "export", exportBytes, manifestBytes + 1);
+  const manifest = over === null ? await readOrProblem(manifestPath, "manifest", readProblems, cap) : null;
+  const exported = exportPath === null || over !== null ? null : await readOrProblem(exportPath, "export", readProblems, cap);
   const reading = {
     readProblems,
     manifestSha256: manifest?.sha256 ?? null,
