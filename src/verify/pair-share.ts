@@ -37,7 +37,7 @@ export function exportShare(share: PairShare): ElementShare {
       last = index;
       return owner(index, share) === share.part;
     },
-    accepts: (value) => isObj(value) && own(value, "index") === last,
+    accepts: (value, bytes) => isObj(value) && own(value, "index") === exportIndexHint(bytes),
   };
 }
 
