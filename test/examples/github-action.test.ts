@@ -5,6 +5,7 @@
 // and the action's script steps run here as the runner would run them, against a loopback Ollama
 // stand-in and (for the install step) a stand-in `npm`.
 import { execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -136,7 +137,7 @@ describe("the GitHub Action", () => {
     ]);
   });
 
-  it("the action sets up Node, then installs package.json's exact version, building only in the install script's registry-refusal branch", async () => {
+  it("the action sets up Node, then installs package.json's exact version, building only in the install script's branch for a release that pins no package", async () => {
     const action = await readAction();
     const pkg = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string };
     const names = action.runs.steps.map((step) => step.uses?.replace(/@.*$/, "") ?? step.id ?? step.name);
@@ -145,20 +146,24 @@ describe("the GitHub Action", () => {
     const install = action.runs.steps.find((step) => step.id === "install");
     // The release's own version, exactly: bumping package.json without the action fails here.
     expect(install?.env?.["LITTLE_CANARY_VERSION"]).toBe(pkg.version);
+    // The published tarball's pin, or none (built from the checkout): never a range or a tag.
+    expect(install?.env?.["LITTLE_CANARY_INTEGRITY"]).toMatch(/^(sha512-[A-Za-z0-9+/]{86}==)?$/);
     const screen = action.runs.steps.find((step) => step.id === "screen");
     expect(screen?.env?.["LITTLE_CANARY_CLI"]).toMatch(/^\$\{\{ *steps\.install\.outputs\.cli *\}\}$/);
     const scripts = await readdir(join(REPO, "action"));
     for (const script of scripts) {
       const text = await readFile(join(REPO, "action", script), "utf8");
       // Every install is of runtime dependencies only; a build happens in install.sh's one
-      // function for a version the registry does not have (tested below), nowhere else.
+      // function for a release that pins no published package (tested below), nowhere else.
+      // The other `npm pack` there downloads the pinned version (`npm pack "little-canary@…"`).
       expect(text, script).not.toMatch(/npm install(?![^\n]*--omit=dev)/);
       const code = text
         .split("\n")
         .filter((line) => !line.trimStart().startsWith("#"))
         .join("\n");
-      const builds = code.match(/npm ci|npm run|npm pack/g) ?? [];
+      const builds = code.match(/npm ci|npm run|npm pack(?! "little-canary@)/g) ?? [];
       expect(builds, script).toEqual(script === "install.sh" ? ["npm ci", "npm pack"] : []);
+      if (script === "install.sh") expect(code.match(/npm pack "little-canary@\$version"/g) ?? []).toHaveLength(1);
     }
   });
 
@@ -341,27 +346,25 @@ describe("the action's install step, run locally against a stand-in npm", () => 
       join(dir, "bin", "npm"),
       [
         "#!/usr/bin/env bash",
-        // Records its arguments; `NPM_REGISTRY` says what the registry answers for the package:
-        // "has" (installs it), "missing" (no such package: E404), "no-version" (the package
-        // without that version: `npm view` prints nothing), "down" (a network error) or
-        // "dependency-missing" (the package is there, a dependency of it is not: the install fails with E404).
+        // Records its arguments. `npm pack` in a checkout writes a tarball holding "built";
+        // `npm pack little-canary@V` downloads the registry's, whose content `NPM_REGISTRY` says:
+        // "has" (the published one: "published"), "tampered" (another: "tampered"), "down" (a
+        // network error) or "dependency-missing" (the package is there, a dependency of it is
+        // not: the install fails with E404).
         'echo "$*" >>"$NPM_LOG"',
-        'first="$1"; for last in "$@"; do :; done; prefix=""; dest=""; while [[ $# -gt 0 ]]; do case "$1" in --prefix) prefix="$2"; shift;; --pack-destination) dest="$2"; shift;; esac; shift; done',
+        'first="$1"; second="${2:-}"; for last in "$@"; do :; done; prefix=""; dest=""; while [[ $# -gt 0 ]]; do case "$1" in --prefix) prefix="$2"; shift;; --pack-destination) dest="$2"; shift;; esac; shift; done',
         'case "$first" in',
-        "  view)",
-        '    case "$NPM_REGISTRY" in',
-        '      missing) echo "npm error code E404" >&2; exit 1;;',
-        "      no-version) exit 0;;",
-        '      down) echo "npm error code ECONNREFUSED" >&2; exit 1;;',
-        '      *) echo "$NPM_PACKED"; exit 0;;',
-        "    esac;;",
         "  ci) exit 0;;",
-        '  pack) touch "$dest/little-canary-$NPM_PACKED.tgz"; exit 0;;',
+        "  pack)",
+        '    if [[ "$second" != little-canary@* ]]; then printf built >"$dest/little-canary-$NPM_PACKED.tgz"; exit 0; fi',
+        '    case "$NPM_REGISTRY" in',
+        '      down) echo "npm error code ECONNREFUSED" >&2; exit 1;;',
+        '      tampered) printf tampered >"$dest/little-canary-$NPM_PACKED.tgz"; exit 0;;',
+        '      *) printf published >"$dest/little-canary-$NPM_PACKED.tgz"; exit 0;;',
+        "    esac;;",
         "esac",
-        'if [[ "$last" == little-canary@* ]]; then',
-        '  case "$NPM_REGISTRY" in',
-        '    dependency-missing) echo "npm error code E404" >&2; echo "npm error 404 Not Found - GET https://registry.npmjs.org/some-dependency" >&2; exit 1;;',
-        "  esac",
+        'if [[ "$NPM_REGISTRY" == dependency-missing && "$last" == *.tgz ]]; then',
+        '  echo "npm error code E404" >&2; echo "npm error 404 Not Found - GET https://registry.npmjs.org/some-dependency" >&2; exit 1',
         "fi",
         'mkdir -p "$prefix/node_modules/little-canary/dist/cli" && echo "// cli" >"$prefix/node_modules/little-canary/dist/cli/main.js"',
         "",
@@ -373,14 +376,18 @@ describe("the action's install step, run locally against a stand-in npm", () => 
     return () => rm(dir, { recursive: true, force: true });
   });
 
-  /** Runs install.sh as the runner would; `registry` is what the stand-in registry answers, `checkout` the action checkout's package.json version. */
-  const install = (version: string, registry = "has", checkout = version): Promise<{ code: number | null; stderr: string }> =>
+  /**
+   * Runs install.sh as the runner would: `integrity` is the release's pin (empty: none), `registry`
+   * what the stand-in registry answers, `checkout` the action checkout's package.json version.
+   */
+  const install = (version: string, integrity: string, registry = "has", checkout = version): Promise<{ code: number | null; stderr: string }> =>
     new Promise((resolvePromise, reject) => {
       const child = spawn("bash", [join(REPO, "action", "install.sh")], {
         cwd: dir,
         env: {
           PATH: `${join(dir, "bin")}:${process.env.PATH ?? ""}`,
           LITTLE_CANARY_VERSION: version,
+          LITTLE_CANARY_INTEGRITY: integrity,
           RUNNER_TEMP: join(dir, "runner-temp"),
           GITHUB_OUTPUT: join(dir, "output.txt"),
           GITHUB_ACTION_PATH: join(dir, "action-checkout"),
@@ -396,23 +403,58 @@ describe("the action's install step, run locally against a stand-in npm", () => 
       child.on("close", (code) => resolvePromise({ code, stderr: Buffer.concat(err).toString("utf8") }));
     });
 
-  it("installs the exact version with runtime dependencies only, records the CLI's path, and reuses the install on a second run", async () => {
-    expect((await install("0.1.0")).code).toBe(0);
-    const cli = join(dir, "runner-temp", "little-canary-0.1.0", "node_modules", "little-canary", "dist", "cli", "main.js");
-    expect(await readFile(join(dir, "output.txt"), "utf8")).toBe(`cli=${cli}\n`);
-    const calls = (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
-    // The registry is asked about this version of little-canary alone, then it is installed.
-    expect(calls).toHaveLength(2);
-    expect(calls[0]).toBe("view little-canary@0.1.0 version");
-    expect(calls[1]?.split(" ")).toEqual(expect.arrayContaining(["install", "--omit=dev", "--omit=peer", "little-canary@0.1.0"]));
-    expect((await install("0.1.0")).code).toBe(0);
-    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toHaveLength(2);
+  /** The pin of a tarball holding `content`, as npm writes an integrity. */
+  const pinOf = (content: string): string => `sha512-${createHash("sha512").update(content).digest("base64")}`;
+  const npmCalls = async (): Promise<string[]> => (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
+  const cliPath = (): string => join(dir, "runner-temp", "little-canary-0.1.0", "node_modules", "little-canary", "dist", "cli", "main.js");
+
+  it("with a pinned integrity: downloads the exact version, installs it only when its SHA-512 is the pin, with runtime dependencies only, and reuses the install", async () => {
+    const run = await install("0.1.0", pinOf("published"));
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readFile(join(dir, "output.txt"), "utf8")).toBe(`cli=${cliPath()}\n`);
+    const calls = await npmCalls();
+    const tarball = join(dir, "runner-temp", "little-canary-download-0.1.0", "little-canary-0.1.0.tgz");
+    expect(calls.map((call) => call.split(" ")[0])).toEqual(["pack", "install"]);
+    expect(calls[0]?.split(" ")).toEqual(expect.arrayContaining(["pack", "little-canary@0.1.0"]));
+    expect(calls[1]?.split(" ")).toEqual(expect.arrayContaining(["install", "--omit=dev", "--omit=peer", tarball]));
+    expect((await install("0.1.0", pinOf("published"))).code).toBe(0);
+    expect(await npmCalls()).toHaveLength(2);
   });
 
-  it("refuses a version that is not exact (a range or a tag would run whatever was published last)", async () => {
+  it("with a pinned integrity: a registry tarball that is not the pinned one is never installed, and nothing is built instead", async () => {
+    await checkoutVersion("0.1.0");
+    const run = await install("0.1.0", pinOf("published"), "tampered");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `::error title=little-canary::the npm registry's little-canary@0.1.0 (${pinOf("tampered")}) is not the package this release pins (${pinOf("published")}); nothing was installed`,
+    );
+    expect((await npmCalls()).map((call) => call.split(" ")[0])).toEqual(["pack"]);
+    await expect(readFile(join(dir, "output.txt"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("with a pinned integrity: fails without building when the registry cannot be asked or a dependency is missing", async () => {
+    await checkoutVersion("0.1.0");
+    const down = await install("0.1.0", pinOf("published"), "down");
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/::error title=little-canary::little-canary@0\.1\.0 could not be downloaded from the npm registry/);
+    expect(await npmCalls()).toHaveLength(1);
+    // npm's E404 about a dependency of the published package is an install failure, not a reason to build.
+    const dependency = await install("0.1.0", pinOf("published"), "dependency-missing");
+    expect(dependency.code).toBe(2);
+    expect(dependency.stderr).toMatch(/::error title=little-canary::npm could not install little-canary@0\.1\.0; see the log above/);
+    expect(dependency.stderr).not.toContain("building");
+    expect((await npmCalls()).map((call) => call.split(" ")[0])).toEqual(["pack", "pack", "install"]);
+    await expect(readFile(join(dir, "output.txt"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("refuses a version that is not exact (a range or a tag would run whatever was published last), and a pin that is not a SHA-512 integrity", async () => {
     for (const version of ["^0.1.0", "latest", "0.1", ""]) {
-      const run = await install(version);
+      const run = await install(version, "");
       expect(run.code, version).not.toBe(0);
+    }
+    for (const pin of ["sha1-abc=", "sha512-short==", `${pinOf("published")} `, pinOf("published").replace("sha512-", "sha256-")]) {
+      const run = await install("0.1.0", pin);
+      expect(run.code, pin).toBe(2);
     }
     await expect(readFile(join(dir, "npm.log"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
   });
@@ -420,46 +462,30 @@ describe("the action's install step, run locally against a stand-in npm", () => 
   const checkoutVersion = (version: string): Promise<void> =>
     writeFile(join(dir, "action-checkout", "package.json"), JSON.stringify({ name: "little-canary", version }));
 
-  for (const registry of ["missing", "no-version"]) {
-    it(`builds the action's own checkout when the registry has ${registry === "missing" ? "no such package (E404)" : "the package without that version"}, says so, and installs the packed tarball with runtime dependencies only`, async () => {
-      await checkoutVersion("0.1.0");
-      const run = await install("0.1.0", registry);
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toMatch(/::warning title=little-canary::little-canary@0\.1\.0 is not on the npm registry; building it from the action's own checkout/);
-      const calls = (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
-      expect(calls.map((call) => call.split(" ")[0])).toEqual(["view", "ci", "pack", "install"]);
-      const tarball = join(dir, "runner-temp", "little-canary-pack-0.1.0", "little-canary-0.1.0.tgz");
-      expect(calls[3]?.split(" ")).toEqual(expect.arrayContaining(["--omit=dev", "--omit=peer", tarball]));
-      const cli = join(dir, "runner-temp", "little-canary-0.1.0", "node_modules", "little-canary", "dist", "cli", "main.js");
-      expect(await readFile(join(dir, "output.txt"), "utf8")).toBe(`cli=${cli}\n`);
-      // The build starts from a copy of the checkout without its node_modules.
-      const copied = await readdir(join(dir, "runner-temp", "little-canary-src-0.1.0"));
-      expect(copied.sort()).toEqual(["action.yml", "package.json"]);
-    });
-  }
-
-  it("fails without building when the registry cannot be asked, or when a dependency is missing (only a version the registry lacks is built)", async () => {
+  it("without a pin (a release not yet published), builds the action's own checkout without asking the registry, says so, and installs the packed tarball with runtime dependencies only", async () => {
     await checkoutVersion("0.1.0");
-    const down = await install("0.1.0", "down");
-    expect(down.code).toBe(2);
-    expect(down.stderr).toMatch(/::error title=little-canary::the npm registry could not be asked whether little-canary@0\.1\.0 is published/);
-    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toEqual(["view little-canary@0.1.0 version"]);
-    await expect(readFile(join(dir, "output.txt"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
-    // npm's E404 about a dependency of the published package is an install failure, not a reason to build.
-    const dependency = await install("0.1.0", "dependency-missing");
-    expect(dependency.code).toBe(2);
-    expect(dependency.stderr).toMatch(/::error title=little-canary::npm could not install little-canary@0\.1\.0; see the log above/);
-    expect(dependency.stderr).not.toContain("building it from the action's own checkout");
-    const calls = (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
-    expect(calls.map((call) => call.split(" ")[0])).toEqual(["view", "view", "install"]);
-    await expect(readFile(join(dir, "output.txt"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+    // Whatever the registry holds under this name and version is never asked for.
+    const run = await install("0.1.0", "", "tampered");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(
+      /::warning title=little-canary::this release pins no published package \(LITTLE_CANARY_INTEGRITY is empty\); building little-canary@0\.1\.0 from the action's own checkout/,
+    );
+    const calls = await npmCalls();
+    expect(calls.map((call) => call.split(" ")[0])).toEqual(["ci", "pack", "install"]);
+    expect(calls[1]).not.toContain("little-canary@");
+    const tarball = join(dir, "runner-temp", "little-canary-pack-0.1.0", "little-canary-0.1.0.tgz");
+    expect(calls[2]?.split(" ")).toEqual(expect.arrayContaining(["--omit=dev", "--omit=peer", tarball]));
+    expect(await readFile(join(dir, "output.txt"), "utf8")).toBe(`cli=${cliPath()}\n`);
+    // The build starts from a copy of the checkout without its node_modules.
+    const copied = await readdir(join(dir, "runner-temp", "little-canary-src-0.1.0"));
+    expect(copied.sort()).toEqual(["action.yml", "package.json"]);
   });
 
   it("refuses to build a checkout whose package.json names another version than the action's", async () => {
     await checkoutVersion("0.2.0");
-    const run = await install("0.1.0", "missing", "0.2.0");
+    const run = await install("0.1.0", "", "has", "0.2.0");
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/the action's checkout \(.*\) is version 0\.2\.0, not 0\.1\.0/);
-    expect((await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n")).toHaveLength(1);
+    await expect(readFile(join(dir, "npm.log"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
   });
 });
