@@ -13,6 +13,7 @@ import { parseAllDocuments } from "yaml";
 import { requiredCanaryContext } from "../../src/canary/context.js";
 import { resolvePipelineOptions } from "../../src/canary/pipeline-options.js";
 import { STRICT_V1 } from "../../src/documents/policy.js";
+import { FAILURE_MODE_ENV, parseFailureMode } from "../../src/integrations/classify.js";
 import { DEFAULT_CANARY_SYSTEM_PROMPT } from "../../src/documents/system-prompt.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
 import { pipelineFor, startService } from "../support/server-harness.js";
@@ -183,6 +184,16 @@ describe("examples/kubernetes", () => {
     expect(endpoint.port).toBe("18421");
     const hook = readFileSync(join(DIR, "..", "..", "integrations", "claude-code", "hooks", "user-prompt-submit.mjs"), "utf8");
     expect(hook).toContain("LITTLE_CANARY_ENDPOINT");
+  });
+
+  it("a sidecar run --fail-closed has its agent refuse what the service did not screen (the adapters' failure mode, deny)", () => {
+    const [deployment] = docs("serve-sidecar.yaml") as [Doc];
+    const containers = deployment["spec"]["template"]["spec"]["containers"] as Doc[];
+    const agent = containers.find((c) => c["name"] === "agent")!;
+    const sidecar = containers.find((c) => c["name"] === "little-canary")!;
+    expect(sidecar["command"]).toContain("--fail-closed");
+    // Under the adapters' default (allow) a fail-closed refusal is let through with a warning.
+    expect(parseFailureMode(env(agent, FAILURE_MODE_ENV))).toEqual({ ok: true, mode: "deny" });
   });
 
   it("the screening sidecar's readiness probe asks /ready (fails while the canary is down) and its liveness probe /health (does not)", async () => {
