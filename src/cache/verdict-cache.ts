@@ -750,10 +750,21 @@ function fileSize(path: string): { readonly size: number; readonly isFile: boole
   }
 }
 
-/** Refuses a non-empty file whose first bytes are not SQLite's (a text file, a JSON manifest, ...). */
+/** Refuses a new cache in a directory that does not exist, and a non-empty file whose first bytes are not SQLite's (a text file, a JSON manifest, ...). */
 function assertSqliteHeader(path: string): void {
   const found = fileSize(path);
-  if (found === null) return;
+  if (found === null) {
+    // SQLite creates the file, never its directory; better-sqlite3 says so in a bare TypeError.
+    const directory = dirname(path);
+    if (statSync(directory, { throwIfNoEntry: false })?.isDirectory() !== true) {
+      throw new CacheFileError(
+        "unopenable",
+        path,
+        `the cache file ${displayText(path)} cannot be created: its directory ${displayText(directory)} does not exist; create it or give another path`,
+      );
+    }
+    return;
+  }
   // Before the size: a device reads as empty, and SQLite would then leave a journal beside it.
   if (!found.isFile) throw new CacheFileError("unopenable", path, `the cache path ${displayText(path)} is not a regular file`);
   if (found.size === 0) return;

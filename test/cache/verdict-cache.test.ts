@@ -164,6 +164,15 @@ describe("verdict cache", () => {
     expect(existsSync("/dev/null-journal")).toBe(false);
   });
 
+  it("a new cache in a directory that does not exist is refused naming the path and the directory, and nothing is created", () => {
+    const path = join(dir, "missing", "cache.sqlite");
+    const error = catchError(() => VerdictCache.open(path));
+    expect(error).toBeInstanceOf(CacheFileError);
+    expect((error as CacheFileError).problem).toBe("unopenable");
+    expect((error as Error).message).toBe(`the cache file ${path} cannot be created: its directory ${join(dir, "missing")} does not exist; create it or give another path`);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it("a file that is not SQLite, a damaged one, another application's database and an unknown schema are refused and left untouched", () => {
     const cases: Array<{ name: string; make: (path: string) => void; problem: string; code: string }> = [
       { name: "text.sqlite", make: (p) => writeFileSync(p, '{"schema":"little-canary-ingest-manifest/v1"}\n'), problem: "not_sqlite", code: "io" },
