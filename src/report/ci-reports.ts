@@ -118,7 +118,11 @@ export class CiReports {
       for (const file of files) await file.entries.remove();
       throw error;
     }
-    const github = options.github == null ? null : new GithubReport(label, options.github.write);
+    const elsewhere = [
+      ...(options.github?.stepSummary == null ? [] : ["the job summary"]),
+      ...wanted.flatMap(([flag, path]) => (path == null ? [] : [`the ${flag.slice(2).toUpperCase()} report ${displayText(path)}`])),
+    ];
+    const github = options.github == null ? null : new GithubReport(label, options.github.write, elsewhere);
     const stepSummary = options.github?.stepSummary == null ? null : resolve(cwd, options.github.stepSummary);
     return new CiReports(files, github, stepSummary, label, clock, startedAt);
   }

@@ -42,48 +42,82 @@ export function escapeMarkdown(text: string): string {
 /** Counts by outcome for the summary table. */
 export type OutcomeCounts = Readonly<Record<string, number>>;
 
+/** What GitHub is shown of some results: the first `cap` of them, detections before coverage failures. */
+class FirstShown {
+  private readonly detections: Array<{ line: number; text: string }> = [];
+  private readonly coverage: Array<{ line: number; text: string }> = [];
+  /** Results past the cap, counted (the held lists keep at most `cap` each). */
+  private dropped = 0;
+
+  constructor(private readonly cap: number) {}
+
+  add(kind: "detection" | "coverage", line: number, text: () => string): void {
+    const held = kind === "detection" ? this.detections : this.coverage;
+    if (held.length < this.cap) held.push({ line, text: text() });
+    else this.dropped++;
+  }
+
+  /** The results shown (at most `cap`, detections first), and how many are not. */
+  shown(): { shown: Array<{ line: number; text: string }>; notShown: number } {
+    const detections = this.detections.length;
+    const shown = [...this.detections, ...this.coverage.slice(0, Math.max(0, this.cap - detections))];
+    return { shown, notShown: this.dropped + detections + this.coverage.length - shown.length };
+  }
+}
+
+/** The texts of `shown`, in input order. */
+const inInputOrder = (shown: Array<{ line: number; text: string }>): string[] => shown.sort((a, b) => a.line - b.line).map((s) => s.text);
+
 /**
  * Collects what GitHub is shown of one run: the first annotations of each level (the cap is per
- * level, as GitHub's is, so many flags never hide the first blocks) and the summary's rows. The
- * annotations are printed by `finish`, once the run's result is final: a run refused after its
- * checks shows no finding on GitHub for documents that do not exist.
+ * level, as GitHub's is, so many flags never hide the first blocks) and the summary's rows, in
+ * both the first detections before the first coverage failures, so that a run whose canary
+ * failed on many items still shows what was caught. The annotations are printed by `finish`,
+ * once the run's result is final: a run refused after its checks shows no finding on GitHub for
+ * documents that do not exist.
  */
 export class GithubReport {
-  private readonly annotations: string[] = [];
-  private readonly perLevel = new Map<string, number>();
-  private notAnnotated = 0;
-  private readonly rows: string[] = [];
-  private notListed = 0;
+  private readonly annotations = new Map<string, FirstShown>();
+  private readonly rows = new FirstShown(SUMMARY_ROWS);
 
   constructor(
     private readonly file: string,
     /** Receives the annotation lines (and warnings about the summary). */
     readonly write: (line: string) => void,
+    /** Where else every result can be read (the SARIF report, the job summary), for the line counting those not annotated. */
+    private readonly elsewhere: readonly string[] = [],
   ) {}
 
-  /** Annotates `item` if it broke a rule and the cap allows; keeps its summary row. */
+  /** Holds `item`'s annotation and summary row if it broke a rule, within the caps. */
   add(item: ReportItem): void {
-    if (item.rule === null) return;
-    const shown = this.perLevel.get(item.rule.level) ?? 0;
-    if (shown < MAX_ANNOTATIONS_PER_LEVEL) {
-      this.perLevel.set(item.rule.level, shown + 1);
-      const props = [`file=${escapeCommandProperty(this.file)}`, `line=${item.line}`, `title=${escapeCommandProperty(item.rule.id)}`];
-      this.annotations.push(`::${item.rule.level} ${props.join(",")}::${escapeCommandData(resultMessage(item))}\n`);
-    } else this.notAnnotated++;
-    if (this.rows.length < SUMMARY_ROWS) {
+    const rule = item.rule;
+    if (rule === null) return;
+    let level = this.annotations.get(rule.level);
+    if (level === undefined) this.annotations.set(rule.level, (level = new FirstShown(MAX_ANNOTATIONS_PER_LEVEL)));
+    level.add(rule.kind, item.line, () => {
+      const props = [`file=${escapeCommandProperty(this.file)}`, `line=${item.line}`, `title=${escapeCommandProperty(rule.id)}`];
+      return `::${rule.level} ${props.join(",")}::${escapeCommandData(resultMessage(item))}\n`;
+    });
+    this.rows.add(rule.kind, item.line, () => {
       const id = item.id === null ? "" : escapeMarkdown(item.id);
-      this.rows.push(
-        `| ${item.line} | ${item.index} | ${id} | ${escapeMarkdown(item.outcome)} | ${escapeMarkdown(item.rule.id)} | ${item.sha256.slice(0, 16)} |`,
-      );
-    } else this.notListed++;
+      return `| ${item.line} | ${item.index} | ${id} | ${escapeMarkdown(item.outcome)} | ${escapeMarkdown(rule.id)} | ${item.sha256.slice(0, 16)} |`;
+    });
   }
 
   /** Prints the annotations held, then the line counting the results not annotated, when there were any. */
   finish(): void {
-    for (const line of this.annotations) this.write(line);
-    if (this.notAnnotated > 0) {
+    let notAnnotated = 0;
+    const annotated: Array<{ line: number; text: string }> = [];
+    for (const level of this.annotations.values()) {
+      const { shown, notShown } = level.shown();
+      annotated.push(...shown);
+      notAnnotated += notShown;
+    }
+    for (const line of inInputOrder(annotated)) this.write(line);
+    if (notAnnotated > 0) {
+      const where = this.elsewhere.length === 0 ? "" : `; see ${this.elsewhere.join(" or ")}`;
       this.write(
-        `little-canary: ${this.notAnnotated} more result${this.notAnnotated === 1 ? " was" : "s were"} not annotated (GitHub shows at most ${MAX_ANNOTATIONS_PER_LEVEL} errors and ${MAX_ANNOTATIONS_PER_LEVEL} warnings per step); see the job summary or the SARIF report\n`,
+        `little-canary: ${notAnnotated} more result${notAnnotated === 1 ? " was" : "s were"} not annotated (GitHub shows at most ${MAX_ANNOTATIONS_PER_LEVEL} errors and ${MAX_ANNOTATIONS_PER_LEVEL} warnings per step; detections are annotated first)${where}\n`,
       );
     }
   }
@@ -93,10 +127,12 @@ export class GithubReport {
     const lines = [`### little-canary ${escapeMarkdown(title)}`, "", "| outcome | items |", "| --- | ---: |"];
     for (const [outcome, count] of Object.entries(counts)) lines.push(`| ${escapeMarkdown(outcome)} | ${count} |`);
     lines.push("");
-    if (this.rows.length === 0) lines.push("No item broke a rule.");
+    const { shown, notShown } = this.rows.shown();
+    const rows = inInputOrder(shown);
+    if (rows.length === 0) lines.push("No item broke a rule.");
     else {
-      lines.push("| line | index | id | outcome | rule | sha256 |", "| ---: | ---: | --- | --- | --- | --- |", ...this.rows);
-      if (this.notListed > 0) lines.push("", `${this.notListed} more not listed.`);
+      lines.push("| line | index | id | outcome | rule | sha256 |", "| ---: | ---: | --- | --- | --- | --- |", ...rows);
+      if (notShown > 0) lines.push("", `${notShown} more not listed (detections are listed first).`);
     }
     return `${lines.join("\n")}\n\n`;
   }

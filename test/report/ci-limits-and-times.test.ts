@@ -25,7 +25,7 @@ const item = (index: number, rule: ReportRule): ReportItem => ({
 describe("GitHub annotations", () => {
   it("are capped at 10 per level: 12 flags after 12 blocks still show 10 warnings, and one line counts the other 4", () => {
     const lines: string[] = [];
-    const report = new GithubReport("in.jsonl", (line) => void lines.push(line));
+    const report = new GithubReport("in.jsonl", (line) => void lines.push(line), ["the job summary", "the SARIF report r.sarif"]);
     for (let i = 0; i < 12; i++) report.add(item(i, REPORT_RULES.blockCanary));
     for (let i = 12; i < 24; i++) report.add(item(i, REPORT_RULES.flagCanary));
     report.finish();
@@ -34,8 +34,30 @@ describe("GitHub annotations", () => {
     // The first of each level, in input order.
     expect(lines.filter((l) => l.startsWith("::warning "))[0]).toContain("line=13,");
     expect(lines.at(-1)).toBe(
-      "little-canary: 4 more results were not annotated (GitHub shows at most 10 errors and 10 warnings per step); see the job summary or the SARIF report\n",
+      "little-canary: 4 more results were not annotated (GitHub shows at most 10 errors and 10 warnings per step; detections are annotated first); see the job summary or the SARIF report r.sarif\n",
     );
+  });
+
+  it("detections are annotated and listed before coverage failures: 12 unexercised items ahead of 2 blocks still show both blocks, in input order", () => {
+    const lines: string[] = [];
+    const report = new GithubReport("in.jsonl", (line) => void lines.push(line));
+    for (let i = 0; i < 12; i++) report.add(item(i, REPORT_RULES.unexercised));
+    report.add(item(12, REPORT_RULES.blockStructural));
+    for (let i = 13; i < 70; i++) report.add(item(i, REPORT_RULES.degraded));
+    report.add(item(70, REPORT_RULES.blockCanary));
+    report.finish();
+    const errors = lines.filter((l) => l.startsWith("::error "));
+    expect(errors.map((l) => /line=(\d+),/.exec(l)?.[1])).toEqual(["1", "2", "3", "4", "5", "6", "7", "8", "13", "71"]);
+    // Nothing else says where the rest are: no report file and no job summary in this run.
+    expect(lines.at(-1)).toBe(
+      "little-canary: 61 more results were not annotated (GitHub shows at most 10 errors and 10 warnings per step; detections are annotated first)\n",
+    );
+    const summary = report.summary("screen in.jsonl", { block: 2 });
+    const rows = summary.split("\n").filter((l) => /^\| \d+ \|/.test(l));
+    expect(rows).toHaveLength(50);
+    expect(rows.some((l) => l.startsWith("| 13 |"))).toBe(true);
+    expect(rows.some((l) => l.startsWith("| 71 |"))).toBe(true);
+    expect(summary).toContain("21 more not listed (detections are listed first).");
   });
 
   it("a run with fewer than 10 of each level annotates them all and prints no count line", () => {
