@@ -92,8 +92,8 @@ export class GithubReport {
   add(item: ReportItem): void {
     const rule = item.rule;
     if (rule === null) return;
-    let level = this.annotations.get(rule.level);
-    if (level === undefined) this.annotations.set(rule.level, (level = new FirstShown(MAX_ANNOTATIONS_PER_LEVEL)));
+    const level = this.annotations.get(rule.level) ?? new FirstShown(MAX_ANNOTATIONS_PER_LEVEL);
+    this.annotations.set(rule.level, level);
     level.add(rule.kind, item.line, () => {
       const props = [`file=${escapeCommandProperty(this.file)}`, `line=${item.line}`, `title=${escapeCommandProperty(rule.id)}`];
       return `::${rule.level} ${props.join(",")}::${escapeCommandData(resultMessage(item))}\n`;

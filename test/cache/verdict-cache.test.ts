@@ -169,7 +169,9 @@ describe("verdict cache", () => {
     const error = catchError(() => VerdictCache.open(path));
     expect(error).toBeInstanceOf(CacheFileError);
     expect((error as CacheFileError).problem).toBe("unopenable");
-    expect((error as Error).message).toBe(`the cache file ${path} cannot be created: its directory ${join(dir, "missing")} does not exist; create it or give another path`);
+    expect((error as Error).message).toBe(
+      `the cache file ${path} cannot be created: its directory ${join(dir, "missing")} does not exist; create it or give another path`,
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 

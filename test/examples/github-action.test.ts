@@ -352,7 +352,7 @@ describe("the action's install step, run locally against a stand-in npm", () => 
         // network error) or "dependency-missing" (the package is there, a dependency of it is
         // not: the install fails with E404).
         'echo "$*" >>"$NPM_LOG"',
-        'first="$1"; second="${2:-}"; for last in "$@"; do :; done; prefix=""; dest=""; while [[ $# -gt 0 ]]; do case "$1" in --prefix) prefix="$2"; shift;; --pack-destination) dest="$2"; shift;; esac; shift; done',
+        'first="$1"; second="$2"; for last in "$@"; do :; done; prefix=""; dest=""; while [[ $# -gt 0 ]]; do case "$1" in --prefix) prefix="$2"; shift;; --pack-destination) dest="$2"; shift;; esac; shift; done',
         'case "$first" in',
         "  ci) exit 0;;",
         "  pack)",
