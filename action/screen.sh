@@ -25,9 +25,15 @@ refuse() {
   { echo "exit-code=2"; echo "batch=$batch"; echo "sarif="; } >>"$GITHUB_OUTPUT"
   exit 0
 }
-if [[ "$batch" -ef "$INPUT_INPUT" ]]; then refuse "the action input 'batch' names the input file"; fi
-if [[ "$sarif" -ef "$INPUT_INPUT" ]]; then refuse "the action input 'sarif' names the input file"; fi
-if [[ "$sarif" == "$batch" || "$sarif" -ef "$batch" ]]; then refuse "the action inputs 'sarif' and 'batch' name the same file"; fi
+# A path as one file on disk, existing or not: its directory resolved through symlinks, then its
+# name (`-ef` alone compares only files that exist, and neither output exists before the run).
+where() {
+  node -e 'const path = require("node:path"); const given = path.resolve(process.argv[1]); let dir = path.dirname(given);
+    try { dir = require("node:fs").realpathSync(dir); } catch {} process.stdout.write(path.join(dir, path.basename(given)));' "$1"
+}
+if [[ "$batch" -ef "$INPUT_INPUT" || "$(where "$batch")" == "$(where "$INPUT_INPUT")" ]]; then refuse "the action input 'batch' names the input file"; fi
+if [[ "$sarif" -ef "$INPUT_INPUT" || "$(where "$sarif")" == "$(where "$INPUT_INPUT")" ]]; then refuse "the action input 'sarif' names the input file"; fi
+if [[ "$sarif" -ef "$batch" || "$(where "$sarif")" == "$(where "$batch")" ]]; then refuse "the action inputs 'sarif' and 'batch' name the same file"; fi
 rm -f -- "$sarif"
 code=0
 node "$cli" screen "$INPUT_INPUT" \

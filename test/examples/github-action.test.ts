@@ -304,13 +304,16 @@ describe("the action's scripts, run locally", () => {
     expect(run.stderr).toMatch(/max-items|more than 1 item/i);
   });
 
-  it("a batch or sarif input naming the input file is refused before the input is truncated or deleted", async () => {
+  it("a batch or sarif input naming the input file, or the two naming one file however spelt, is refused before anything is truncated or deleted", async () => {
     const text = `${JSON.stringify("The quarterly report.")}\n`;
     await writeFile(join(dir, "batch.jsonl"), text);
     const cases: Record<string, string>[] = [
       { INPUT_BATCH: "batch.jsonl" },
       { INPUT_SARIF: "./batch.jsonl" },
       { INPUT_SARIF: "same.json", INPUT_BATCH: "same.json" },
+      // One file spelt two ways, before either exists: the redirection would make the batch the SARIF log.
+      { INPUT_SARIF: "x.json", INPUT_BATCH: "./x.json" },
+      { INPUT_SARIF: "out/../y.json", INPUT_BATCH: "y.json" },
     ];
     for (const extra of cases) {
       await rm(join(dir, "output.txt"), { force: true });
