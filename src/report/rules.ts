@@ -78,7 +78,7 @@ const rule = (slug: string, name: string, kind: RuleKind, level: ReportLevel, [s
 /** Every rule, in the order they are listed in a SARIF report (the order is part of the format: results name their rule's index). */
 export const REPORT_RULES = Object.freeze({
   blockStructural: rule("block-structural", "StructuralInjection", "detection", "error", [
-    "The structural checks found a prompt-injection shape in the text.",
+    "The structural checks found a prompt-injection shape in what they screened.",
     "The structural checks blocked the text (in mode advisory, flagged it): it holds a shape that addresses a model rather than a reader (an instruction override, a forced persona, a fake system tag or prompt update, a request for the system prompt, hidden control or Unicode characters). Each related location names one reason.",
     STRUCTURAL_HELP,
   ]),

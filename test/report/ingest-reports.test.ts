@@ -112,7 +112,7 @@ describe("ingest reports of held records", () => {
     expect(annotations).toHaveLength(2);
     expect(
       annotations[0]?.startsWith(
-        `::error file=records.jsonl,line=3,title=little-canary/block-structural::item 1 (id sha256:${sha256Hex("web-2").slice(0, 16)}) held (blocked, incomplete): The structural checks found a prompt-injection shape in the text. `,
+        `::error file=records.jsonl,line=3,title=little-canary/block-structural::item 1 (id sha256:${sha256Hex("web-2").slice(0, 16)}) held (blocked, incomplete): The structural checks found a prompt-injection shape in what they screened. `,
       ),
     ).toBe(true);
     expect(annotations[0]).toContain(` ${R.INSTRUCTION_OVERRIDE} (segment 0, code points 14-46): ${explainReason(R.INSTRUCTION_OVERRIDE)}`);

@@ -220,6 +220,8 @@ describe("a block found in an item's labels", () => {
     const [result] = log.runs[0].results;
     expect(result.ruleId).toBe("little-canary/block-structural");
     expect(result.message.text).toContain("block (found in the item's id, source or metadata, not in its text)");
+    // The rule's own words do not then say the opposite.
+    expect(result.message.text).not.toMatch(/shape in the text/);
     expect(result.message.text).toContain("(id, source and metadata material, code points 4-36)");
     expect(result.message.text).toContain("Part of the item was not screened");
     expect(result.relatedLocations[0].properties.material).toBe("labels");
@@ -291,7 +293,7 @@ describe("screen --github", () => {
     expect(annotations).toHaveLength(3);
     expect(
       annotations[0]?.startsWith(
-        "::error file=in%2Cput%3A100%25.jsonl,line=2,title=little-canary/block-structural::item 1 (id doc-2) block: The structural checks found a prompt-injection shape in the text. ",
+        "::error file=in%2Cput%3A100%25.jsonl,line=2,title=little-canary/block-structural::item 1 (id doc-2) block: The structural checks found a prompt-injection shape in what they screened. ",
       ),
     ).toBe(true);
     // The hostile id (a newline and a command of its own) appears only as its digest label.
