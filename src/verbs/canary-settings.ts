@@ -186,7 +186,9 @@ function modelLeftAtDefault(settings: Pick<CanarySettings, "canaryModel" | "cana
 function servedOptions(settings: CanarySettings, context: SettingsContext, l: SettingLabels): Readonly<SecurityPipelineOptions> {
   const backend = providerOptionsFromSettings(settings, context, settings.canaryModel, modelLeftAtDefault(settings));
   const canaryPool = canaryPoolFromSettings(settings, context, settings.canary);
-  if (settings.canary && backend.provider !== "openai" && canaryPool === null) validateServiceUrl(settings.ollamaUrl, l.ollamaUrl);
+  // Checked with the canary off too: a malformed value is a mistake either way, and the pipeline
+  // would otherwise refuse it later under the library's option name (or, for some commands, not at all).
+  if (backend.provider !== "openai" && canaryPool === null) validateServiceUrl(settings.ollamaUrl, l.ollamaUrl);
   return { canaryModel: settings.canaryModel, ...(canaryPool !== null ? { canaryPool } : { ollamaUrl: settings.ollamaUrl }), ...backend };
 }
 

@@ -40,6 +40,20 @@ describe("canary settings and verbs as library calls", () => {
     expect(() => resolveCanarySettings({ ...BASE, canaryModel: " " }, CONTEXT)).toThrow("canaryModel must not be empty");
   });
 
+  it("a malformed Ollama URL is refused by its label with the canary off too, as with it on", () => {
+    for (const canary of [true, false]) {
+      for (const [url, why] of [
+        ["ftp://127.0.0.1:11434", "must be an http or https URL"],
+        ["http://user:pw@127.0.0.1:11434", "must not contain user info"],
+        ["http://127.0.0.1:11434/api", "must be an origin without a path"],
+      ] as const) {
+        expect(() => resolveCanarySettings({ ...BASE, canary, ollamaUrl: url }, { ...CONTEXT, labels: FLAG_LABELS }), `${canary} ${url}`).toThrow(
+          `--ollama-url ${why}`,
+        );
+      }
+    }
+  });
+
   it("a rule SecurityPipeline holds too is the pipeline's, worded with the caller's labels", () => {
     const embeddedPool = { ...BASE, canaryBackend: "embedded", canaryEndpoint: ["http://127.0.0.1:1"] };
     expect(() => resolveCanarySettings(embeddedPool, { ...CONTEXT, labels: FLAG_LABELS })).toThrow(
