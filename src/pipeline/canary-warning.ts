@@ -68,6 +68,8 @@ export interface CanaryTarget {
   readonly timeoutSeconds?: number;
   /** Why the pre-run model check found the server unreachable, when it did and could tell. */
   readonly unreachableCause?: NetworkFailureCause | null;
+  /** The pre-run model check found a model list there: the server is the kind the flag should name. */
+  readonly modelListed?: boolean;
 }
 
 /** Where a pipeline's canary calls go (its probe's redacted origin), for which model, its timeout, and what the model check saw. */
@@ -82,6 +84,7 @@ export function canaryTarget(pipeline: { readonly probe: CanaryProbe }): CanaryT
     model: probe.model,
     timeoutSeconds: probe.timeoutSeconds,
     ...(cause !== undefined ? { unreachableCause: cause } : {}),
+    ...(last?.kind === "listed" ? { modelListed: true } : {}),
   };
 }
 
@@ -119,7 +122,8 @@ const WRONG_ANSWERS: ReadonlySet<string> = new Set(["http_error", "invalid_respo
 /**
  * `warning: …` (one line) for checks whose canary call was answered but not used (`reason`, the
  * first one's coverage reason; `affected`: how many, as "3 items of 10"): an HTTP error status or
- * a body of another shape names the server's address as the likely cause; any other reason
+ * a body of another shape names the server's address as the likely cause, unless the server
+ * listed its models before the run (an error status is then its own failure); any other reason
  * (an empty or cut-off reply, a prompt not shown read whole) has its own fix.
  */
 export function canaryReplyWarning(target: CanaryTarget, reason: string, affected: string | null = null): string {
@@ -127,6 +131,13 @@ export function canaryReplyWarning(target: CanaryTarget, reason: string, affecte
   if (!WRONG_ANSWERS.has(reason) || target.provider === "embedded") return unusableReplyWarning(target, reason, affected);
   const [server, flag] = target.provider === "ollama" ? ["Ollama", "--ollama-url"] : ["an OpenAI-compatible server", "--base-url"];
   const scope = affected === null ? "" : ` for ${affected}`;
+  if (reason === "http_error" && target.modelListed === true) {
+    // It listed its models before the run: the right kind of server, failing these calls itself.
+    return (
+      `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered with an HTTP error status (${reason})${scope}; ` +
+      "the canary did not screen it; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)\n"
+    );
+  }
   return (
     `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but not as ${server} does (${reason})${scope}; ` +
     `the canary did not screen it; fix: check that ${flag} is ${server} serving that model (docs/troubleshooting.md)\n`

@@ -28,6 +28,18 @@ describe("the fix a canary warning gives", () => {
     expect(canaryReplyWarning(ollama, "http_error")).toContain("answered, but not as Ollama does (http_error)");
   });
 
+  it("an HTTP error from a server that listed its models before the run is its own failure, not a sign of another service", () => {
+    const listed = { ...ollama, modelListed: true };
+    const line = canaryReplyWarning(listed, "http_error", "5 items of 33");
+    expect(line).toBe(
+      "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) answered with an HTTP error status (http_error) for 5 items of 33; " +
+        "the canary did not screen it; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)\n",
+    );
+    expect(line).not.toContain("--ollama-url");
+    // A body of another shape still says the address may be wrong.
+    expect(canaryReplyWarning(listed, "invalid_response")).toContain("answered, but not as Ollama does (invalid_response)");
+  });
+
   it("a text too long to send is not called a reply, and its fix is a shorter text, not another run", () => {
     const line = canaryReplyWarning(ollama, "input_too_long", "1 item of 3");
     expect(line).toBe(
