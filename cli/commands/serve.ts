@@ -1,11 +1,12 @@
 // `little-canary serve`: flags → the `serve` verb (`runService`: one pipeline, binds 127.0.0.1,
 // logs to stderr, never stdout and never request text, and returns only after SIGINT/SIGTERM and
 // a clean drain) → exit code. Exit 0 after shutdown, 1 when the port cannot be bound, 2 for usage or
-// configuration errors. The library is imported when the command runs.
+// configuration errors, the signal's code (130, 143) when a second interrupt left requests
+// unanswered. The library is imported when the command runs.
 import { Command, Option } from "commander";
 import { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_QUEUE, DEFAULT_PORT, DEFAULT_READ_TIMEOUT_MS } from "../../src/verbs/defaults.js";
 import { SERVE_ERROR_EXIT } from "../exit-codes.js";
-import { writeOut, type CliIo } from "../io.js";
+import { signalExitCode, writeOut, type CliIo } from "../io.js";
 import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, timeoutArg } from "../flags.js";
 import { SERVE_HELP } from "../help.js";
 import type { RunState } from "../run-state.js";
@@ -18,9 +19,12 @@ export async function run(flags: ServeFlags, io: CliIo): Promise<number> {
     import("../serve-flags.js"),
     import("../verb-io.js"),
   ]);
+  // Listened for only once the service starts (the verb asks), so a refused start leaves no handler.
+  const started: { signals?: ReturnType<typeof waitForSignals> } = {};
   try {
-    await serve({ ...flags, io: verbIo(io), stopSignals: () => waitForSignals(io) });
-    return 0;
+    const unanswered = await serve({ ...flags, io: verbIo(io), stopSignals: () => (started.signals = waitForSignals(io)) });
+    // A second interrupt cut the drain short: not a clean stop, so the signal's own code.
+    return unanswered > 0 ? signalExitCode(started.signals?.forcedBy() ?? "SIGINT") : 0;
   } catch (error) {
     if (!(error instanceof ServerBindError)) throw error;
     await writeOut(io.stderr, `error: ${error.message}\n`);

@@ -41,9 +41,10 @@ export function listenLoopback(server: Server, port: number): Promise<number> {
 
 /**
  * Stops accepting, lets every accepted request finish (queued checks included), then closes the
- * remaining connections; `force` settling (a second Ctrl-C) cuts the wait short.
+ * remaining connections; `force` settling (a second Ctrl-C) cuts the wait short. Resolves with
+ * the number of requests still unanswered when their connections were closed (0 after a full drain).
  */
-export async function closeGracefully(server: Server, force?: Promise<unknown>): Promise<void> {
+export async function closeGracefully(server: Server, force?: Promise<unknown>): Promise<number> {
   const control = serviceControl(server);
   if (control) control.draining = true;
   const closed = new Promise<void>((resolve) => {
@@ -56,6 +57,9 @@ export async function closeGracefully(server: Server, force?: Promise<unknown>):
     // A force that rejects cuts the wait short too.
     await (force ? Promise.race([idle, force.catch(() => undefined)]) : idle);
   }
+  // Counted before the close: a request cut off here never gets its answer.
+  const unanswered = control?.activeRequests ?? 0;
   server.closeAllConnections();
   await closed;
+  return unanswered;
 }

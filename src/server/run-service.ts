@@ -50,10 +50,11 @@ function logCanaryCheck(pipeline: SecurityPipeline, log: ServerLog): void {
 }
 
 /**
- * Run the loopback screening service until `stop` resolves and the drain has finished. Throws
+ * Run the loopback screening service until `stop` resolves and the drain has finished; resolves
+ * with the requests left unanswered when `force` cut the drain short (0 after a full drain). Throws
  * `ServerBindError` when the port cannot be bound; whatever happens, no connection stays open.
  */
-export async function runService(options: RunServiceOptions): Promise<void> {
+export async function runService(options: RunServiceOptions): Promise<number> {
   const { log } = options;
   const pipeline = new SecurityPipeline({ ...options.pipeline, onWarning: (message) => log("WARNING", message) });
   // Before the port is bound: a canary pool is pinned to one identity, and a server that cannot
@@ -114,8 +115,13 @@ export async function runService(options: RunServiceOptions): Promise<void> {
     }
     await options.stop;
     log("INFO", "🐤 Shutting down...");
-    await closeGracefully(server, options.force);
+    const unanswered = await closeGracefully(server, options.force);
+    if (unanswered > 0) {
+      log("WARNING", `🐤 Stopped with ${unanswered} request${unanswered === 1 ? "" : "s"} unanswered: a second interrupt cut the drain short`);
+      return unanswered;
+    }
     log("INFO", "🐤 Stopped");
+    return 0;
   } finally {
     if (server.listening) server.closeAllConnections();
   }

@@ -35,8 +35,11 @@ export interface ServeOptions extends CanarySettings {
   readonly stopSignals: () => StopSignals;
 }
 
-/** Runs the service until `stop` and a drain; throws ServerBindError when the port cannot be bound. */
-export async function serve(options: ServeOptions): Promise<void> {
+/**
+ * Runs the service until `stop` and a drain; resolves with the requests left unanswered when
+ * `force` cut the drain short (0 after a full drain). Throws ServerBindError when the port cannot be bound.
+ */
+export async function serve(options: ServeOptions): Promise<number> {
   const { io } = options;
   const write = { write: io.reporter.write };
   // Read once, before anything starts: a refused file stops the start (exit 2), naming the rule only.
@@ -57,7 +60,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   });
   const signals = options.stopSignals();
   try {
-    await runService({ ...plan, log: streamLog(write), stop: signals.stop, force: signals.force });
+    return await runService({ ...plan, log: streamLog(write), stop: signals.stop, force: signals.force });
   } finally {
     signals.dispose();
   }

@@ -124,11 +124,28 @@ describe("lifecycle", () => {
     await waitFor(async () => (await queued(running.url)) === 1);
     const closing = closeGracefully(running.server);
     release();
-    await closing;
+    // A full drain leaves no request unanswered.
+    expect(await closing).toBe(0);
     expect((await inFlight).status).toBe(200);
     expect((await waiting).status).toBe(200);
     expect(running.server.listening).toBe(false);
     await expect(fetch(`${running.url}/health`)).rejects.toThrow();
+  });
+});
+
+describe("a drain cut short", () => {
+  it("closes the connections of requests still in flight when force settles, and counts them", async () => {
+    const ollama = await standIn();
+    const release = holdReplies(ollama, "Paris is the capital of France.");
+    const running = await startService(pipelineFor(ollama.url), { maxConcurrent: 1 });
+    const inFlight = postJson(running.url, { text: "first" }).then(
+      (response) => response.status,
+      () => "no answer",
+    );
+    await waitFor(() => ollama.chatRequests().length === 1);
+    expect(await closeGracefully(running.server, Promise.resolve())).toBe(1);
+    expect(await inFlight).toBe("no answer");
+    release();
   });
 });
 

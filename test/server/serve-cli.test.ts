@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { runLocal } from "../support/run-local.js";
+import { firstChat, holdReplies } from "../support/held-replies.js";
 import { refusedUrl } from "../support/free-port.js";
 
 let ollama: OllamaStandIn | undefined;
@@ -114,6 +115,30 @@ describe("serve run", () => {
     expect(run.stderr.text).toContain("🐤 Shutting down...");
     expect(run.stderr.text).not.toContain(secret);
     expect(run.stdout.text).toBe("");
+  });
+
+  it("a second interrupt cuts the drain short: the request in flight goes unanswered, the log says so, and the exit code is the signal's", async () => {
+    ollama = await startOllamaStandIn({ reply: "Paris is the capital of France." });
+    const release = holdReplies(ollama, "Paris is the capital of France.");
+    const run = runLocal(["serve", "--port", "0", "--ollama-url", ollama.url]);
+    const ready = await run.stderr.waitFor(/\[INFO\] 🐤 Canary server ready on http:\/\/127\.0\.0\.1:(\d+)/);
+    const check = fetch(`http://127.0.0.1:${ready[1]}/check`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: "held" }),
+    }).then(
+      (response) => response.status,
+      () => "no answer",
+    );
+    await firstChat(ollama);
+    run.signal("SIGINT");
+    await run.stderr.waitFor(/🐤 Shutting down\.\.\./);
+    run.signal("SIGTERM");
+    expect(await run.done).toBe(143);
+    expect(await check).toBe("no answer");
+    expect(run.stderr.text).toContain("[WARNING] 🐤 Stopped with 1 request unanswered: a second interrupt cut the drain short");
+    expect(run.stderr.text).not.toContain("🐤 Stopped\n");
+    release();
   });
 
   it("reports a degraded start when Ollama lacks the model, with --fail-closed visible in /health", async () => {
