@@ -39,11 +39,17 @@ export function routeMethod(target: string): string | undefined {
   return Object.hasOwn(ROUTES, target) ? ROUTES[target]?.method : undefined;
 }
 
-/** The route, or the 404/405 reply. Unknown paths are 404 whatever the method. */
+/**
+ * The route, or the 404/405 reply. Unknown paths are 404 whatever the method. A GET route takes
+ * HEAD too (a load balancer's probe may use it; the reply is the GET one without its body).
+ */
 export function routeRequest(head: Pick<RequestHead, "method" | "target">): Route | Reply {
   const entry = Object.hasOwn(ROUTES, head.target) ? ROUTES[head.target] : undefined;
   if (!entry) return REPLIES.notFound;
-  if (head.method !== entry.method) return errorReply(405, "method not allowed", { headers: { allow: entry.method }, close: true });
+  const get = entry.method === "GET";
+  if (head.method !== entry.method && !(get && head.method === "HEAD")) {
+    return errorReply(405, "method not allowed", { headers: { allow: get ? "GET, HEAD" : entry.method }, close: true });
+  }
   return entry.route;
 }
 

@@ -52,9 +52,22 @@ describe("routing", () => {
     expect(put.headers.get("allow")).toBe("POST");
     const del = await fetch(`${service.url}/health`, { method: "DELETE" });
     await expectJsonError(del, 405, "method not allowed");
-    expect(del.headers.get("allow")).toBe("GET");
+    expect(del.headers.get("allow")).toBe("GET, HEAD");
     const getCheck = await fetch(`${service.url}/check`);
     await expectJsonError(getCheck, 405, "method not allowed");
+    const headCheck = await fetch(`${service.url}/check`, { method: "HEAD" });
+    expect(headCheck.status).toBe(405);
+  });
+
+  it("answers HEAD on the probes as GET, without a body", async () => {
+    for (const path of ["/health", "/ready"]) {
+      const get = await fetch(`${service.url}${path}`);
+      const head = await fetch(`${service.url}${path}`, { method: "HEAD" });
+      expect(head.status, path).toBe(get.status);
+      expect(head.headers.get("content-type"), path).toBe(get.headers.get("content-type"));
+      expect(await head.text(), path).toBe("");
+      await get.arrayBuffer();
+    }
   });
 });
 

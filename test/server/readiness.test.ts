@@ -102,7 +102,7 @@ describe("GET /ready", () => {
     expect(ready).toEqual({ status: 503, body: { status: "degraded", ready: false, degraded: true, error: "not initialized" } });
     const post = await fetch(`${empty.url}/ready`, { method: "POST" });
     expect(post.status).toBe(405);
-    expect(post.headers.get("allow")).toBe("GET");
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
     expect((await fetch(`${empty.url}/ready?probe=1`)).status).toBe(404);
   });
 });
