@@ -321,7 +321,7 @@ export class VerdictCache {
     if ((readonly || options.mustExist === true) && fileSize(path) === null) {
       throw new CacheFileError("missing", path, `the cache file ${displayText(path)} does not exist`);
     }
-    assertSqliteHeader(path);
+    assertSqliteHeader(path, !readonly && options.mustExist !== true);
     let db: Database.Database;
     try {
       db = openSqlite(path, { readonly, fileMustExist: readonly || options.mustExist === true, timeout });
@@ -751,7 +751,7 @@ function fileSize(path: string): { readonly size: number; readonly isFile: boole
 }
 
 /** Refuses a new cache in a directory that does not exist, and a non-empty file whose first bytes are not SQLite's (a text file, a JSON manifest, ...). */
-function assertSqliteHeader(path: string): void {
+function assertSqliteHeader(path: string, mayCreate: boolean): void {
   const found = fileSize(path);
   if (found === null) {
     // SQLite creates the file, never its directory; better-sqlite3 says so in a bare TypeError.
@@ -781,7 +781,9 @@ function assertSqliteHeader(path: string): void {
     throw unreadableCacheFile(path, error);
   }
   if (read < header.length || !header.equals(SQLITE_MAGIC)) {
-    throw new CacheFileError("not_sqlite", path, `the cache file ${displayText(path)} is not an SQLite database; give a new path or an existing verdict cache`);
+    // A command that only reads a cache (stats, prune) cannot be given a new path.
+    const fix = mayCreate ? "give a new path or an existing verdict cache" : "give the path of an existing verdict cache";
+    throw new CacheFileError("not_sqlite", path, `the cache file ${displayText(path)} is not an SQLite database; ${fix}`);
   }
 }
 

@@ -180,7 +180,7 @@ describe("cache CLI", () => {
     writeFileSync(join(dir, "manifest.json"), "{}\n");
     const run = await runCli(["cache", "stats", "--cache", "manifest.json"], { cwd: dir });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`${join(dir, "manifest.json")} is not an SQLite database`);
+    expect(run.stderr).toContain(`${join(dir, "manifest.json")} is not an SQLite database; give the path of an existing verdict cache`);
   });
 
   it("`cache` without a subcommand, or without --cache, is a usage error (exit 2)", async () => {
