@@ -120,7 +120,7 @@ export class CiReports {
     }
     const elsewhere = [
       ...(options.github?.stepSummary == null ? [] : ["the job summary"]),
-      ...wanted.flatMap(([flag, path]) => (path == null ? [] : [`the ${flag.slice(2).toUpperCase()} report ${displayText(path)}`])),
+      ...wanted.flatMap(([flag, path]) => (path == null ? [] : [`the ${flag === "--sarif" ? "SARIF" : "JUnit"} report ${displayText(path)}`])),
     ];
     const github = options.github == null ? null : new GithubReport(label, options.github.write, elsewhere);
     const stepSummary = options.github?.stepSummary == null ? null : resolve(cwd, options.github.stepSummary);
