@@ -102,6 +102,12 @@ function fix(target: CanaryTarget, reason: CanaryOutageReason): string {
   return unreachableFix(target.provider, target.unreachableCause ?? null);
 }
 
+/** "the canary did not screen it", or "them" when `affected` ("3 items of 10") counts more than one. */
+function notScreened(affected: string | null): string {
+  const count = affected === null ? 1 : Number(/^(\d+) /.exec(affected)?.[1] ?? 1);
+  return `the canary did not screen ${count === 1 ? "it" : "them"}`;
+}
+
 function what(reason: CanaryOutageReason, target: CanaryTarget): string {
   const model = printableModelName(target.model);
   if (reason === "timeout") return `canary at ${target.url} (model ${model}) did not answer before the timeout`;
@@ -113,7 +119,7 @@ function what(reason: CanaryOutageReason, target: CanaryTarget): string {
 /** `warning: …` (one line, with a trailing newline) for checks whose canary call failed this way. */
 export function canaryOutageWarning(target: CanaryTarget, reason: CanaryOutageReason, affected: string | null = null): string {
   const scope = affected === null ? "" : ` for ${affected}`;
-  return `warning: ${what(reason, target)}${scope}: ${reason}; the canary did not screen it; ${fix(target, reason)}\n`;
+  return `warning: ${what(reason, target)}${scope}: ${reason}; ${notScreened(affected)}; ${fix(target, reason)}\n`;
 }
 
 /** Canary failures that mean a server answered, but not as the canary's server does: most often another service at that URL. */
@@ -135,12 +141,12 @@ export function canaryReplyWarning(target: CanaryTarget, reason: string, affecte
     // It listed its models before the run: the right kind of server, failing these calls itself.
     return (
       `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered with an HTTP error status (${reason})${scope}; ` +
-      "the canary did not screen it; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)\n"
+      `${notScreened(affected)}; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)\n`
     );
   }
   return (
     `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but not as ${server} does (${reason})${scope}; ` +
-    `the canary did not screen it; fix: check that ${flag} is ${server} serving that model (docs/troubleshooting.md)\n`
+    `${notScreened(affected)}; fix: check that ${flag} is ${server} serving that model (docs/troubleshooting.md)\n`
   );
 }
 
@@ -149,7 +155,7 @@ function notSentWarning(target: CanaryTarget, affected: string | null): string {
   const scope = affected === null ? "" : ` for ${affected}`;
   return (
     `warning: a text needs more canary windows than one check screens (input_too_long)${scope}, so it was not sent to the canary at ${target.url}; ` +
-    "the canary did not screen it; fix: split the text into smaller texts (the library's maxSegments option raises the limit; docs/canary.md)\n"
+    `${notScreened(affected)}; fix: split the text into smaller texts (the library's maxSegments option raises the limit; docs/canary.md)\n`
   );
 }
 
@@ -205,6 +211,6 @@ function unusableReplyWarning(target: CanaryTarget, reason: string, affected: st
   const scope = affected === null ? "" : ` for ${affected}`;
   return (
     `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but its reply could not be used (${reason})${scope}; ` +
-    `the canary did not screen it; ${unusableReplyFix(target, reason)}\n`
+    `${notScreened(affected)}; ${unusableReplyFix(target, reason)}\n`
   );
 }

@@ -113,7 +113,7 @@ describe("a model removed while a run goes on", () => {
     const reasons = document.items.map((item) => item.verdict.layers.find((layer) => layer.name === "canary_probe")?.coverage_reason);
     expect(reasons).toEqual(["model_not_found", "model_not_found", "model_not_found"]);
     expect(run.stderr).toContain(
-      `warning: canary model qwen2.5:1.5b is not available at ${ollama.url} for 3 items of 3: model_not_found; the canary did not screen it; fix: ollama pull qwen2.5:1.5b`,
+      `warning: canary model qwen2.5:1.5b is not available at ${ollama.url} for 3 items of 3: model_not_found; the canary did not screen them; fix: ollama pull qwen2.5:1.5b`,
     );
   });
 });

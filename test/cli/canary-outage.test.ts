@@ -73,7 +73,7 @@ describe("check names an unreachable canary", () => {
       const screened = await runCli(["screen", "--ollama-url", url], { stdin: unlabelled(3) });
       expect(screened.code).toBe(2);
       expect(warningsOf(screened.stderr)).toEqual([
-        `warning: canary at ${url} (model qwen2.5:1.5b) answered, but not as Ollama does (http_error) for 3 items of 3; the canary did not screen it; ` +
+        `warning: canary at ${url} (model qwen2.5:1.5b) answered, but not as Ollama does (http_error) for 3 items of 3; the canary did not screen them; ` +
           "fix: check that --ollama-url is Ollama serving that model (docs/troubleshooting.md)",
       ]);
       await writeFile(join(dir, "r.jsonl"), '{"id":"a","text":"hello"}\n');
@@ -92,9 +92,9 @@ describe("check names an unreachable canary", () => {
   // The stand-in lists its models, so a body of another shape may be another service's, and an
   // error status is the server failing the calls itself.
   const wrongShape =
-    "answered, but not as Ollama does (invalid_response) for 3 records of 3; the canary did not screen it; fix: check that --ollama-url is Ollama serving that model (docs/troubleshooting.md)";
+    "answered, but not as Ollama does (invalid_response) for 3 records of 3; the canary did not screen them; fix: check that --ollama-url is Ollama serving that model (docs/troubleshooting.md)";
   const errorStatus =
-    "answered with an HTTP error status (http_error) for 3 records of 3; the canary did not screen it; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)";
+    "answered with an HTTP error status (http_error) for 3 records of 3; the canary did not screen them; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)";
   it.each([
     [{ fault: "garbage" }, wrongShape],
     [{ fault: "status", status: 500 }, errorStatus],

@@ -10,7 +10,7 @@ describe("the fix a canary warning gives", () => {
   it("a timeout from a server that answered asks for a larger --timeout, naming the current value, and never to install Ollama", () => {
     const line = canaryOutageWarning({ ...ollama, timeoutSeconds: 2.5 }, "timeout", "3 items of 3");
     expect(line).toBe(
-      "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) did not answer before the timeout for 3 items of 3: timeout; the canary did not screen it; " +
+      "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) did not answer before the timeout for 3 items of 3: timeout; the canary did not screen them; " +
         "fix: the canary answered too slowly: raise --timeout (now 2.5s); a CPU canary may need several minutes per check\n",
     );
     expect(line).not.toMatch(/install|ollama pull/);
@@ -19,7 +19,7 @@ describe("the fix a canary warning gives", () => {
   it("a reply that came but could not be used is warned about too, with a fix by its reason; an HTTP error still points at the address", () => {
     expect(canaryReplyWarning(ollama, "empty_response", "2 items of 5")).toBe(
       "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) answered, but its reply could not be used (empty_response) for 2 items of 5; " +
-        "the canary did not screen it; fix: the model replied with nothing: try it by hand (ollama run qwen2.5:1.5b) or choose another --canary-model\n",
+        "the canary did not screen them; fix: the model replied with nothing: try it by hand (ollama run qwen2.5:1.5b) or choose another --canary-model\n",
     );
     expect(canaryReplyWarning(openai, "empty_response")).not.toContain("ollama run");
     expect(canaryReplyWarning(ollama, "output_limit")).toContain("fix: the reply ended before it was complete");
@@ -33,11 +33,18 @@ describe("the fix a canary warning gives", () => {
     const line = canaryReplyWarning(listed, "http_error", "5 items of 33");
     expect(line).toBe(
       "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) answered with an HTTP error status (http_error) for 5 items of 33; " +
-        "the canary did not screen it; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)\n",
+        "the canary did not screen them; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)\n",
     );
     expect(line).not.toContain("--ollama-url");
     // A body of another shape still says the address may be wrong.
     expect(canaryReplyWarning(listed, "invalid_response")).toContain("answered, but not as Ollama does (invalid_response)");
+  });
+
+  it("says the canary did not screen 'it' for one text and 'them' for more", () => {
+    expect(canaryOutageWarning(ollama, "timeout")).toContain("; the canary did not screen it; ");
+    expect(canaryOutageWarning(ollama, "timeout", "1 item of 3")).toContain("; the canary did not screen it; ");
+    expect(canaryOutageWarning(ollama, "timeout", "2 items of 3")).toContain("; the canary did not screen them; ");
+    expect(canaryReplyWarning(ollama, "empty_response", "3 items of 3 (1 of them blocked all the same)")).toContain("; the canary did not screen them; ");
   });
 
   it("a text too long to send is not called a reply, and its fix is a shorter text, not another run", () => {
