@@ -13,7 +13,8 @@
 #   runner's temporary directory, `npm ci`, `npm pack` (which builds), then the tarball installed
 #   as the registry's would be. That takes a few minutes and says so with a warning. The registry
 #   is not asked: a package published under this name and version by anyone would otherwise run.
-# A second run of the step in the same job reuses the install.
+# Either way the runtime dependencies come from the release's own package-lock.json (`npm ci`).
+# A second run of the step in the same job reuses the install of the same source.
 set -euo pipefail
 version="${LITTLE_CANARY_VERSION:?LITTLE_CANARY_VERSION is set by action.yml}"
 : "${GITHUB_OUTPUT:?GITHUB_OUTPUT is set by the Actions runner}"
@@ -28,18 +29,32 @@ if [[ -n "$integrity" && ! "$integrity" =~ ^sha512-[A-Za-z0-9+/]{86}==$ ]]; then
   exit 2
 fi
 temp="${RUNNER_TEMP:?RUNNER_TEMP is set by the Actions runner}"
-prefix="$temp/little-canary-$version"
-cli="$prefix/node_modules/little-canary/dist/cli/main.js"
-# --omit=dev: a dependency's dev dependencies are never installed, and the prefix's own (it has
-# none) neither; --omit=peer: the optional framework peers are for the library.
+action="${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is set by the Actions runner}"
+# One install per source: a second run of the step in the same job reuses only an install of the
+# same pin (or of the same checkout, when none), never one another copy of the action made.
+source_key="$(node -e 'process.stdout.write(require("node:crypto").createHash("sha256").update(process.argv[1]).digest("hex").slice(0, 16))' "${integrity:-checkout:$action}")"
+prefix="$temp/little-canary-$version-$source_key"
+package_dir="$prefix/node_modules/little-canary"
+cli="$package_dir/dist/cli/main.js"
+# Unpacks the package and installs its runtime dependencies as the release's lockfile records them
+# (the action checkout's package-lock.json: the same release), each checked against the lockfile's
+# integrity by `npm ci`, never resolved from what the registry holds today. --omit=dev and
+# --omit=peer: the dev tools and the optional framework peers are not the CLI's. (better-sqlite3's
+# own install script still fetches its prebuilt SQLite addon, or builds it: docs/ci.md.)
 install_into_prefix() {
-  mkdir -p "$prefix"
-  npm install --prefix "$prefix" --no-save --no-audit --no-fund --omit=dev --omit=peer "$1"
+  if [[ ! -f "$action/package-lock.json" ]]; then
+    echo "::error title=little-canary::the action's checkout ($action) has no package-lock.json to install little-canary@$version's dependencies from" >&2
+    return 1
+  fi
+  rm -rf "$prefix"
+  mkdir -p "$package_dir"
+  tar -xzf "$1" -C "$package_dir" --strip-components=1 || return 1
+  cp "$action/package-lock.json" "$package_dir/package-lock.json"
+  (cd "$package_dir" && npm ci --no-audit --no-fund --omit=dev --omit=peer)
 }
 
 # Builds the package from the action's checkout and installs the packed tarball into the prefix.
 install_from_checkout() {
-  local action="${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is set by the Actions runner}"
   if ! command -v tar >/dev/null 2>&1; then
     echo "::error title=little-canary::this release pins no published package, and building little-canary@$version from the action's checkout needs tar, which this runner lacks" >&2
     exit 2

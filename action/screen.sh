@@ -27,22 +27,35 @@ refuse() {
 }
 # A path as one file on disk, existing or not: its directory resolved through symlinks, then its
 # name (`-ef` alone compares only files that exist, and neither output exists before the run).
+# The directory is resolved by the system's realpath (`link/..` is the parent of where the link
+# points, not the folded text), and only when it does not exist is it folded as text.
 where() {
-  node -e 'const path = require("node:path"); const given = path.resolve(process.argv[1]); let dir = path.dirname(given);
-    try { dir = require("node:fs").realpathSync(dir); } catch {} process.stdout.write(path.join(dir, path.basename(given)));' "$1"
+  node -e 'const path = require("node:path"); const given = process.argv[1]; let dir;
+    try { dir = require("node:fs").realpathSync.native(path.dirname(given)); } catch { dir = path.resolve(path.dirname(given)); }
+    process.stdout.write(path.join(dir, path.basename(given)));' "$1"
 }
 if [[ "$batch" -ef "$INPUT_INPUT" || "$(where "$batch")" == "$(where "$INPUT_INPUT")" ]]; then refuse "the action input 'batch' names the input file"; fi
 if [[ "$sarif" -ef "$INPUT_INPUT" || "$(where "$sarif")" == "$(where "$INPUT_INPUT")" ]]; then refuse "the action input 'sarif' names the input file"; fi
 if [[ "$sarif" -ef "$batch" || "$(where "$sarif")" == "$(where "$batch")" ]]; then refuse "the action inputs 'sarif' and 'batch' name the same file"; fi
+if [[ -d "$sarif" || -d "$batch" ]]; then refuse "the action inputs 'sarif' and 'batch' must name files, not directories"; fi
+# Arguments that would make screen check nothing and exit 0 (help, the version), or write the
+# SARIF log somewhere the upload step does not look, are refused rather than passed on.
+for arg in "${extra[@]}"; do
+  case "$arg" in
+    -h | --help | -V | --version) refuse "the action input 'args' holds $arg, which screens nothing" ;;
+    --sarif | --sarif=* | --github) refuse "the action input 'args' holds $arg; use the action's own 'sarif' input" ;;
+  esac
+done
 rm -f -- "$sarif"
 code=0
-node "$cli" screen "$INPUT_INPUT" \
+# The input after `--`: a file name that begins with `-` is a file, never an option.
+node "$cli" screen \
   --ollama-url "${INPUT_OLLAMA_URL:-http://localhost:11434}" \
   --canary-model "${INPUT_CANARY_MODEL:-qwen2.5:1.5b}" \
   --mode "${INPUT_MODE:-full}" \
   --concurrency "${INPUT_CONCURRENCY:-1}" \
   --sarif "$sarif" --github \
-  "${extra[@]}" >"$batch" || code=$?
+  "${extra[@]}" -- "$INPUT_INPUT" >"$batch" || code=$?
 {
   echo "exit-code=$code"
   echo "batch=$batch"

