@@ -32,7 +32,7 @@ refuse() {
 where() {
   node -e 'const path = require("node:path"); const given = process.argv[1]; let dir;
     try { dir = require("node:fs").realpathSync.native(path.dirname(given)); } catch { dir = path.resolve(path.dirname(given)); }
-    process.stdout.write(path.join(dir, path.basename(given)));' "$1"
+    process.stdout.write(path.join(dir, path.basename(given)));' -- "$1"
 }
 if [[ "$batch" -ef "$INPUT_INPUT" || "$(where "$batch")" == "$(where "$INPUT_INPUT")" ]]; then refuse "the action input 'batch' names the input file"; fi
 if [[ "$sarif" -ef "$INPUT_INPUT" || "$(where "$sarif")" == "$(where "$INPUT_INPUT")" ]]; then refuse "the action input 'sarif' names the input file"; fi

@@ -323,6 +323,8 @@ describe("the action's scripts, run locally", () => {
       { INPUT_SARIF: "link/../z.json", INPUT_BATCH: join(dir, "elsewhere", "z.json") },
       // A directory: its removal would fail the step instead of recording a refusal.
       { INPUT_SARIF: "a-directory" },
+      // Names that look like options are paths here too (node's own --help must not answer).
+      { INPUT_SARIF: "--help", INPUT_BATCH: "./--help" },
     ];
     await mkdir(join(dir, "elsewhere", "deep"), { recursive: true });
     await symlink(join(dir, "elsewhere", "deep"), join(dir, "link"));
