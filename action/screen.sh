@@ -34,9 +34,12 @@ where() {
     try { dir = require("node:fs").realpathSync.native(path.dirname(given)); } catch { dir = path.resolve(path.dirname(given)); }
     process.stdout.write(path.join(dir, path.basename(given)));' -- "$1"
 }
-if [[ "$batch" -ef "$INPUT_INPUT" || "$(where "$batch")" == "$(where "$INPUT_INPUT")" ]]; then refuse "the action input 'batch' names the input file"; fi
-if [[ "$sarif" -ef "$INPUT_INPUT" || "$(where "$sarif")" == "$(where "$INPUT_INPUT")" ]]; then refuse "the action input 'sarif' names the input file"; fi
-if [[ "$sarif" -ef "$batch" || "$(where "$sarif")" == "$(where "$batch")" ]]; then refuse "the action inputs 'sarif' and 'batch' name the same file"; fi
+input_at="$(where "$INPUT_INPUT")"
+batch_at="$(where "$batch")"
+sarif_at="$(where "$sarif")"
+if [[ "$batch" -ef "$INPUT_INPUT" || "$batch_at" == "$input_at" ]]; then refuse "the action input 'batch' names the input file"; fi
+if [[ "$sarif" -ef "$INPUT_INPUT" || "$sarif_at" == "$input_at" ]]; then refuse "the action input 'sarif' names the input file"; fi
+if [[ "$sarif" -ef "$batch" || "$sarif_at" == "$batch_at" ]]; then refuse "the action inputs 'sarif' and 'batch' name the same file"; fi
 if [[ -d "$sarif" || -d "$batch" ]]; then refuse "the action inputs 'sarif' and 'batch' must name files, not directories"; fi
 # Arguments that would make screen check nothing and exit 0 (help, the version), or write the
 # SARIF log somewhere the upload step does not look, are refused rather than passed on.

@@ -321,7 +321,9 @@ export class VerdictCache {
     if ((readonly || options.mustExist === true) && fileSize(path) === null) {
       throw new CacheFileError("missing", path, `the cache file ${displayText(path)} does not exist`);
     }
-    assertSqliteHeader(path, !readonly && options.mustExist !== true);
+    const mayCreate = !readonly && options.mustExist !== true;
+    if (mayCreate) assertDirectoryExists(path);
+    assertSqliteHeader(path, mayCreate);
     let db: Database.Database;
     try {
       db = openSqlite(path, { readonly, fileMustExist: readonly || options.mustExist === true, timeout });
@@ -750,21 +752,23 @@ function fileSize(path: string): { readonly size: number; readonly isFile: boole
   }
 }
 
-/** Refuses a new cache in a directory that does not exist, and a non-empty file whose first bytes are not SQLite's (a text file, a JSON manifest, ...). */
+/** Refuses a cache to be created in a directory that does not exist (an existing file passes). */
+function assertDirectoryExists(path: string): void {
+  if (fileSize(path) !== null) return;
+  // SQLite creates the file, never its directory; better-sqlite3 says so in a bare TypeError.
+  const directory = dirname(path);
+  if (statSync(directory, { throwIfNoEntry: false })?.isDirectory() === true) return;
+  throw new CacheFileError(
+    "unopenable",
+    path,
+    `the cache file ${displayText(path)} cannot be created: its directory ${displayText(directory)} does not exist; create it or give another path`,
+  );
+}
+
+/** Refuses a non-empty file whose first bytes are not SQLite's (a text file, a JSON manifest, ...); `mayCreate` words the fix. */
 function assertSqliteHeader(path: string, mayCreate: boolean): void {
   const found = fileSize(path);
-  if (found === null) {
-    // SQLite creates the file, never its directory; better-sqlite3 says so in a bare TypeError.
-    const directory = dirname(path);
-    if (statSync(directory, { throwIfNoEntry: false })?.isDirectory() !== true) {
-      throw new CacheFileError(
-        "unopenable",
-        path,
-        `the cache file ${displayText(path)} cannot be created: its directory ${displayText(directory)} does not exist; create it or give another path`,
-      );
-    }
-    return;
-  }
+  if (found === null) return;
   // Before the size: a device reads as empty, and SQLite would then leave a journal beside it.
   if (!found.isFile) throw new CacheFileError("unopenable", path, `the cache path ${displayText(path)} is not a regular file`);
   if (found.size === 0) return;
