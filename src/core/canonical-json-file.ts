@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { isUtf8 } from "node:buffer";
 import { assertCanonicalValue, canonicalObjectFrame } from "./canonical.js";
 import { CanonicalSplitter, NotCanonicalLayout, type SplitPieceKind } from "./canonical-split.js";
-import { canonicalValue, NOT_CANONICAL } from "./canonical-value.js";
+import { canonicalValue, canonicalValueLeavingString, NOT_CANONICAL } from "./canonical-value.js";
 import { StrictStreamError, MAX_NESTING_DEPTH, StrictJsonParser, type GrammarOptions, type Shape, type StrictStreamEvent } from "./parse-line.js";
 import { isPlainObject } from "./guards.js";
 import { readFileChunks, type FileReadOptions, type StrictFileEnd } from "./strict-json-stream.js";
@@ -57,10 +57,12 @@ interface SplitElement {
  * Walks a canonical document file: the events of readStrictJsonFile with the same options (which
  * must stream exactly one key), then its `end`. Throws NotCanonicalLayout when the bytes are not
  * laid out canonically (or the file cannot be read): read it with readStrictJsonFile then.
+ * `leaveString`: an element whose last member is a long string under this key, written with no
+ * escape, holds `""` there and its event gives the string as bytes (`left`, StringLeftAsBytes).
  */
 export async function* readCanonicalJsonFile(
   path: string,
-  options: GrammarOptions & FileReadOptions & { readonly share?: ElementShare },
+  options: GrammarOptions & FileReadOptions & { readonly share?: ElementShare; readonly leaveString?: string },
 ): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
   const streamed = [...(options.stream ?? new Map())];
   if (streamed.length !== 1) throw new NotCanonicalLayout("one streamed array is read fast");
@@ -88,10 +90,18 @@ export async function* readCanonicalJsonFile(
   // once, a chunk's hundred records would all be alive at each young-generation collection,
   // which then took about twice as long (the collector's cost is what is alive, not what died).
   let pending: Array<StrictStreamEvent | SplitElement> = [];
+  const leave = options.leaveString;
+  const member = leave === undefined ? null : Buffer.from(`,${JSON.stringify(leave)}:"`, "utf8");
   const parsed = (split: SplitElement): StrictStreamEvent => {
-    const value = canonicalValue(split.bytes, elementShape, limits);
-    if (value === NOT_CANONICAL || (share !== undefined && !share.accepts(value, split.bytes))) throw new NotCanonicalLayout("an element is not canonical");
-    return { type: "element", key, index: split.index, value, bytes: split.bytes };
+    const read =
+      leave === undefined || member === null
+        ? { value: canonicalValue(split.bytes, elementShape, limits), left: null }
+        : canonicalValueLeavingString(split.bytes, elementShape, limits, leave, member);
+    if (read === NOT_CANONICAL || read.value === NOT_CANONICAL || (share !== undefined && !share.accepts(read.value, split.bytes))) {
+      throw new NotCanonicalLayout("an element is not canonical");
+    }
+    const event = { type: "element", key, index: split.index, value: read.value, bytes: split.bytes } as const;
+    return read.left === null ? event : { ...event, left: read.left };
   };
   const sink = (kind: SplitPieceKind, piece: Buffer): void => {
     if (kind === "element") {

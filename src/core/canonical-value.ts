@@ -15,6 +15,7 @@
 // `maxValues`, so a caller cannot tell which path read it. A `__proto__` key is an own data
 // property either way, as with the strict grammar.
 import { isUtf8 } from "node:buffer";
+import { utf8CodePointsOutsideControls } from "./codepoints.js";
 import type { Shape } from "./parse-line.js";
 
 /** The text is not canonical (or not what `shape` builds whole): read it strictly. */
@@ -24,20 +25,35 @@ export const NOT_CANONICAL: unique symbol = Symbol("not canonical");
  * The parsed value of `bytes` when they are canonical JSON that `shape` builds whole within
  * `limits` (values built, containers and scalars, and container nesting below it), else NOT_CANONICAL.
  */
-export function canonicalValue(bytes: Buffer, shape: Shape, limits: { readonly maxValues: number; readonly maxDepth: number }): unknown {
+export function canonicalValue(bytes: Buffer, shape: Shape, limits: ValueLimits): unknown {
   if (!isUtf8(bytes)) return NOT_CANONICAL;
   const text = bytes.toString("utf8");
   if (hasSurrogateEscape(text)) return NOT_CANONICAL;
-  // Whether a parsed value has sorted keys everywhere and is built whole by its shape, within the limits.
+  try {
+    const value: unknown = JSON.parse(text);
+    return fits(value, shape, limits) && serializesTo(value, text, bytes) ? value : NOT_CANONICAL;
+  } catch {
+    return NOT_CANONICAL;
+  }
+}
+
+/** What canonicalValue holds a value to: values built (containers and scalars), and nesting. */
+export interface ValueLimits {
+  readonly maxValues: number;
+  readonly maxDepth: number;
+}
+
+/** Whether a parsed value has sorted keys everywhere and is built whole by its shape, within the limits. */
+function fits(value: unknown, shape: Shape, limits: ValueLimits): boolean {
   let values = 0;
-  const fits = (node: unknown, at: Shape, depth: number): boolean => {
+  const walk = (node: unknown, at: Shape, depth: number): boolean => {
     if (++values > limits.maxValues) return false;
     const type = node === null ? "null" : typeof node;
     if (type === "string" || type === "number" || type === "boolean" || type === "null") return at.scalars.has(type);
     if (depth >= limits.maxDepth) return false;
     if (Array.isArray(node)) {
       const items = at.array?.items;
-      return items !== undefined && node.every((item) => fits(item, items, depth + 1));
+      return items !== undefined && node.every((item) => walk(item, items, depth + 1));
     }
     const object = at.object;
     if (object === undefined) return false;
@@ -46,16 +62,70 @@ export function canonicalValue(bytes: Buffer, shape: Shape, limits: { readonly m
     for (const key of Object.keys(record)) {
       if (previous !== null && !(previous < key)) return false;
       previous = key;
-      if (!fits(record[key], object.fields?.get(key) ?? object.rest, depth + 1)) return false;
+      if (!walk(record[key], object.fields?.get(key) ?? object.rest, depth + 1)) return false;
     }
     return true;
   };
+  return walk(value, shape, 0);
+}
+
+/**
+ * An object's last member, a string left as the bytes it was written in: the value holds `""`
+ * under `key` in its place. The bytes are the string's strict UTF-8 with no escape, so they are
+ * the text itself; a caller that only hashes and measures it never decodes it.
+ */
+export interface StringLeftAsBytes {
+  readonly key: string;
+  /** The JSON string as written, quotes included (a view of the element's bytes). */
+  readonly json: Buffer;
+  /** Its code points. */
+  readonly length: number;
+}
+
+/**
+ * canonicalValue, leaving the object's last member as bytes (StringLeftAsBytes) when it is a
+ * string under `member` (the bytes `,"<key>":"`) of at least LONG_LAST_STRING bytes written with
+ * no escape: the bulk of an export record, its text. The rest is parsed and checked as
+ * canonicalValue checks it, with `""` for the string. Why that is the same decision: the string's
+ * bytes hold no quote, backslash or control character, so the parse would read exactly them as
+ * the last member's string, and JSON.stringify would write them back unchanged (strict UTF-8
+ * holds no lone surrogate); a key repeated before it, or keys out of order, still make the rest
+ * serialize differently. Any other element is read by canonicalValue (`left` null).
+ */
+export function canonicalValueLeavingString(
+  bytes: Buffer,
+  shape: Shape,
+  limits: ValueLimits,
+  key: string,
+  member: Buffer,
+): { readonly value: unknown; readonly left: StringLeftAsBytes | null } | typeof NOT_CANONICAL {
+  const open = bytes.lastIndexOf(member) + member.length - 1;
+  const close = bytes.length - 2;
+  const plain =
+    open >= member.length &&
+    close - open > LONG_LAST_STRING &&
+    bytes[close] === QUOTE &&
+    bytes[close + 1] === CLOSE_BRACE &&
+    bytes.indexOf(QUOTE, open + 1) === close &&
+    bytes.indexOf(BACKSLASH, open + 1) === -1;
+  const length = plain && isUtf8(bytes) ? utf8CodePointsOutsideControls(bytes, open + 1, close) : null;
+  if (length === null) {
+    const value = canonicalValue(bytes, shape, limits);
+    return value === NOT_CANONICAL ? NOT_CANONICAL : { value, left: null };
+  }
+  // The object with the string emptied: `{…,"<key>":""}`.
+  const rest = `${bytes.toString("utf8", 0, open + 1)}"}`;
+  if (hasSurrogateEscape(rest)) return NOT_CANONICAL;
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    return fits(value, shape, 0) && serializesTo(value, text, bytes) ? value : NOT_CANONICAL;
+    value = JSON.parse(rest);
   } catch {
     return NOT_CANONICAL;
   }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return NOT_CANONICAL;
+  const keys = Object.keys(value);
+  if (keys[keys.length - 1] !== key || !fits(value, shape, limits) || JSON.stringify(value) !== rest) return NOT_CANONICAL;
+  return { value, left: { key, json: bytes.subarray(open, close + 1), length } };
 }
 
 /** Shortest last string worth serializing apart (an export record's text; a digest is not). */

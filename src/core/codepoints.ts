@@ -71,3 +71,36 @@ export function utf8ByteLength(text: string): number {
   // (a test compares it with a per-unit count over every kind of unit).
   return Buffer.byteLength(text, "utf8");
 }
+
+/**
+ * Code points of the strict UTF-8 bytes `bytes[from, to)` (the caller proved them strict, with
+ * `isUtf8`), or null when one of them is a control character (below U+0020). Strict UTF-8 has one
+ * lead byte per code point, so the count is the bytes less the continuation bytes (`10xxxxxx`),
+ * counted four at a time: the text is never decoded to a string.
+ */
+export function utf8CodePointsOutsideControls(bytes: Uint8Array, from: number, to: number): number | null {
+  let at = from;
+  let continuations = 0;
+  let controls = false;
+  const single = (byte: number): void => {
+    if ((byte & 0xc0) === 0x80) continuations++;
+    else if (byte < 0x20) controls = true;
+  };
+  // Bytes before the first four-byte boundary of the underlying buffer, one at a time.
+  while (at < to && ((bytes.byteOffset + at) & 3) !== 0) single(bytes[at++] as number);
+  const words = (to - at) >>> 2;
+  // At the end already (a range shorter than the bytes to a boundary), `at` may not be aligned.
+  const view = words === 0 ? new Int32Array(0) : new Int32Array(bytes.buffer, bytes.byteOffset + at, words);
+  for (let i = 0; i < words; i++) {
+    const word = view[i] as number;
+    // Bit 7 of each byte that is 10xxxxxx (bit 6 shifted under bit 7 of the same byte, negated).
+    const marks = (word & ~(word << 1) & 0x80808080) >>> 7;
+    continuations += Math.imul(marks, 0x01010101) >>> 24;
+    // Some byte below 0x20: the borrow of `word - 0x20202020` sets bit 7 of a byte that was below
+    // 0x20 and had bit 7 clear (exact for whether any byte is, the test's only question).
+    if (((word - 0x20202020) & ~word & 0x80808080) !== 0) controls = true;
+  }
+  at += words * 4;
+  while (at < to) single(bytes[at++] as number);
+  return controls ? null : to - from - continuations;
+}

@@ -34,6 +34,7 @@
 // refused as `non_finite_number` rather than silently becoming Infinity.
 
 import { Buffer, isUtf8 } from "node:buffer";
+import type { StringLeftAsBytes } from "./canonical-value.js";
 
 /** Deepest nesting of arrays and objects the strict parser accepts. */
 export const MAX_NESTING_DEPTH = 64;
@@ -140,6 +141,11 @@ export type StrictStreamEvent =
        * next event is pulled, so a consumer reads it before it asks for more.
        */
       readonly bytes?: Buffer;
+      /**
+       * Only from the fast reader asked to leave a string as bytes (`leaveString`): `value` holds
+       * `""` under `left.key`, and the string is `left.json` (a view of `bytes`).
+       */
+      readonly left?: StringLeftAsBytes;
     }
   | { readonly type: "array_end"; readonly key: string; readonly count: number };
 

@@ -71,6 +71,10 @@ export function sliceSpans(text: string, spans: readonly Span[], length?: number
  */
 function planKind(kind: PlannedSegment["kind"], material: string, length: number, policy: PlanPolicy, wholeSha256?: string): PlannedSegment[] {
   const spans = segmentSpans(length, policy.segment_chars, policy.segment_overlap);
+  // One segment that is the whole material, its digest known: nothing to slice or hash.
+  if (wholeSha256 !== undefined && spans.length === 1 && spans[0]?.start === 0 && spans[0].end === length) {
+    return [{ kind, index: 0, start: 0, end: length, text: material, sha256: wholeSha256 }];
+  }
   const slices = sliceSpans(material, spans, length);
   return spans.map((span, index) => {
     const slice = slices[index] as string;
@@ -101,7 +105,12 @@ export interface PlanOptions {
   readonly budgetOnly?: boolean;
   /** `sha256Hex(record.text)`, when the caller has computed it (a whole-text segment reuses it). */
   readonly textSha256?: string;
-  /** `codePointLength(record.text)`, when the caller has computed it (the text is not scanned again). */
+  /**
+   * `codePointLength(record.text)`, when the caller has computed it (the text is not scanned
+   * again). With `textSha256` too and no byte budget, a text of one segment is not read at all,
+   * so a caller that holds it as bytes (verify) may give `""` for it; it must give the text itself
+   * when the plan has more than one text segment, whose slices are hashed.
+   */
   readonly textLength?: number;
 }
 

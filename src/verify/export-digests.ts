@@ -9,13 +9,49 @@ import { createHash } from "node:crypto";
 import { codePointLength, wellFormedLength } from "../core/codepoints.js";
 import { sha256Hex } from "../core/hash.js";
 import { materialJson } from "../documents/material-hash.js";
+import type { MaterialSource } from "../documents/segment-material.js";
+import type { StringLeftAsBytes } from "../core/canonical-value.js";
 
-/** What an export record's digests are computed from: its fields (checked usable by the caller). */
-export interface ExportMaterial {
-  readonly id: string | null;
-  readonly source: string | null;
-  readonly metadata: Readonly<Record<string, string>>;
-  readonly text: string;
+/** An export record's text as verify checks it: a string, or the bytes the fast reader left it as. */
+export class ExportText {
+  #string: string | null;
+
+  private constructor(
+    string: string | null,
+    /** The bytes of its JSON string within the record's canonical bytes (textJsonOf), or null. */
+    readonly json: Buffer | null,
+    /** Its code points, or null when it is not well-formed. */
+    readonly length: number | null,
+  ) {
+    this.#string = string;
+  }
+
+  /** A text read as a string; `json`: its JSON string's bytes (textJsonOf), or null. */
+  static of(text: string, json: Buffer | null): ExportText {
+    return new ExportText(text, json, exportTextLength(text, json));
+  }
+
+  /**
+   * A text the fast reader left as bytes (core/canonical-value.ts): strict UTF-8 with no escape,
+   * so well-formed, its length counted from the bytes.
+   */
+  static left(left: StringLeftAsBytes): ExportText {
+    return new ExportText(null, left.json, left.length);
+  }
+
+  /** Whether it was left as bytes, so `string` decodes it. */
+  get leftAsBytes(): boolean {
+    return this.#string === null;
+  }
+
+  /** The text as a string, decoded from its bytes the first time when it was left as bytes. */
+  get string(): string {
+    if (this.#string === null) {
+      const json = this.json as Buffer;
+      this.#string = json.toString("utf8", 1, json.length - 1);
+    }
+    return this.#string;
+  }
 }
 
 /** `sha256` and `material_sha256` of an export record's text and material, lowercase hex. */
@@ -30,22 +66,21 @@ const QUOTE = 0x22;
 const CLOSE = '"}';
 
 /**
- * The digests of `material`, the fields of an export record. `textJson`: the bytes of the
- * text's JSON string within the record's canonical bytes (textJsonOf), or null to compute them
- * from the fields. The metadata must be of canonical form (the caller checks it) and every string
- * well-formed.
+ * The digests of an export record's material: its labels and metadata, and its text (`text`).
+ * The metadata must be of canonical form (the caller checks it) and every string well-formed.
  */
-export function exportDigests(material: ExportMaterial, textJson: Buffer | null): ExportDigests {
-  if (textJson === null) return { text: sha256Hex(material.text), material: sha256Hex(materialJson(material)) };
+export function exportDigests(labels: MaterialSource, text: ExportText): ExportDigests {
+  const textJson = text.json;
+  if (textJson === null) return { text: sha256Hex(text.string), material: sha256Hex(materialJson({ ...labels, text: text.string })) };
   // Between the quotes, bytes with no backslash are the text's UTF-8 itself (JSON.stringify writes
   // every other character as it is); with an escape, the text is hashed from the string instead.
   const inner = textJson.subarray(1, textJson.length - 1);
-  const text = inner.includes(BACKSLASH) ? sha256Hex(material.text) : sha256Hex(inner);
+  const textDigest = inner.includes(BACKSLASH) ? sha256Hex(text.string) : sha256Hex(inner);
   // The material's JSON is the composer's, whose text member comes last: its head, then the text's JSON.
-  const emptyText = materialJson({ ...material, text: "" });
+  const emptyText = materialJson({ ...labels, text: "" });
   const head = emptyText.slice(0, emptyText.length - CLOSE.length - 1);
   const digest = createHash("sha256").update(head, "utf8").update(textJson).update("}", "utf8").digest("hex");
-  return { text, material: digest };
+  return { text: textDigest, material: digest };
 }
 
 /** How the text member begins when another member precedes it (always so in an export record). */

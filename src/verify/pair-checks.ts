@@ -10,13 +10,15 @@ import { classifySegmentVerdict } from "../documents/classify.js";
 import { assertCanonicalValue, canonicalJsonUnchecked } from "../core/canonical.js";
 import { sha256Hex } from "../core/hash.js";
 import { isStringMap } from "../documents/metadata-map.js";
-import { exportDigests, exportTextLength, textJsonOf, type ExportDigests } from "./export-digests.js";
+import { exportDigests, ExportText, textJsonOf, type ExportDigests } from "./export-digests.js";
+import type { StringLeftAsBytes } from "../core/canonical-value.js";
 import { EXPORT_SCHEMA } from "../documents/schemas.js";
 import { exportSchemaFor, manifestDocumentSchema, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
-import { planSegments, type SegmentableRecord } from "../documents/segment-plan.js";
+import { planSegments } from "../documents/segment-plan.js";
+import type { MaterialSource } from "../documents/segment-material.js";
 import { isInt, isObj, isWellFormedString, own, sameKeySet, type Obj } from "./_values.js";
-import type { Geometry } from "../documents/segment-spans.js";
+import { segmentCount, type Geometry } from "../documents/segment-spans.js";
 import { checkRunAndContext } from "./manifest-checks.js";
 import type { ProblemList } from "./problems.js";
 
@@ -101,16 +103,21 @@ function evidenceSupportsAdmission(record: Obj, verdictsAgree: boolean): boolean
  */
 function segmentsCoverMaterial(
   record: Obj,
-  exported: SegmentableRecord,
+  labels: MaterialSource,
+  text: ExportText,
   geometry: Geometry | null,
-  text: { readonly sha256: string; readonly length: number },
+  digest: { readonly sha256: string; readonly length: number },
 ): boolean {
   const segments = own(record, "segments");
   if (geometry === null || !Array.isArray(segments)) return false;
   // A plan of more segments than recorded is over budget, so it is never sliced: a hostile
   // policy cannot make us build a huge plan.
   const policy = { segment_chars: geometry.chars, segment_overlap: geometry.overlap, max_segments: segments.length, max_item_bytes: Number.POSITIVE_INFINITY };
-  const plan = planSegments(exported, policy, { textSha256: text.sha256, textLength: text.length });
+  // A text of one segment is not read by the plan (its digest and length are given): one left as
+  // bytes is decoded only when it is sliced.
+  const sliced = segmentCount(digest.length, geometry.chars, geometry.overlap) > 1;
+  const exported = { ...labels, text: sliced || !text.leftAsBytes ? text.string : "" };
+  const plan = planSegments(exported, policy, { textSha256: digest.sha256, textLength: digest.length });
   if (own(record, "chars_total") !== plan.chars_total || plan.segments_total !== segments.length) return false;
   return plan.segments.every((e, i) => {
     const s: unknown = segments[i];
@@ -135,7 +142,8 @@ function detectionAllowsAdmission(m: Obj): boolean {
  * Step 13 for one export record. `verdictsAgree`: the manifest check found the record's verdicts
  * re-classify as recorded (ManifestRecordCheck), so they are not classified again.
  * `canonicalBytes`: the record's bytes, when the fast reader proved them `JSON.stringify(item)`
- * (its digests are then hashed from them: export-digests.ts).
+ * (its digests are then hashed from them: export-digests.ts); `left`: its text, when the fast
+ * reader left it as bytes (`item.text` is then `""`).
  */
 export function checkExportRecord(
   item: Obj,
@@ -145,6 +153,7 @@ export function checkExportRecord(
   problems: ProblemList,
   verdictsAgree = false,
   canonicalBytes?: Buffer,
+  left?: StringLeftAsBytes,
 ): void {
   const at = `record ${index}: `;
   if (!sameKeySet(item, EXPORT_RECORD_KEYS)) problems.add("record_fields", `${at}unexpected or missing fields`);
@@ -164,10 +173,15 @@ export function checkExportRecord(
     problems.add("record_not_admitted", `${at}not admitted in manifest`);
   }
   if (!evidenceSupportsAdmission(m, verdictsAgree)) problems.add("admission_unsupported", `${at}segment evidence does not support admission`);
-  const text = own(item, "text");
-  const textJson = canonicalBytes === undefined ? null : textJsonOf(item, canonicalBytes);
-  const length = typeof text === "string" ? exportTextLength(text, textJson) : null;
-  if (typeof text !== "string" || length === null) {
+  const field = own(item, "text");
+  const text =
+    left !== undefined
+      ? ExportText.left(left)
+      : typeof field === "string"
+        ? ExportText.of(field, canonicalBytes === undefined ? null : textJsonOf(item, canonicalBytes))
+        : null;
+  const length = text?.length ?? null;
+  if (text === null || length === null) {
     problems.add("text_invalid", `${at}text missing or invalid`);
     return;
   }
@@ -184,12 +198,12 @@ export function checkExportRecord(
     // The labels and text are well-formed strings (or null) here: with metadata of canonical form, so is the material.
     if (labelsUsable) {
       assertCanonicalValue(metadata);
-      digests = exportDigests({ id: id as string | null, source: source as string | null, metadata, text }, textJson);
+      digests = exportDigests({ id: id as string | null, source: source as string | null, metadata }, text);
     }
   } catch {
     // No canonical form: a material mismatch.
   }
-  const sha = digests?.text ?? sha256Hex(text);
+  const sha = digests?.text ?? sha256Hex(text.string);
   if (own(item, "sha256") !== sha || own(m, "sha256") !== sha) problems.add("sha256_mismatch", `${at}sha256 mismatch`);
   if (own(m, "length") !== length) problems.add("length_mismatch", `${at}length mismatch`);
   const materialSha = digests?.material ?? null;
@@ -222,7 +236,7 @@ export function checkExportRecord(
   }
   if (
     !labelsUsable ||
-    !segmentsCoverMaterial(m, { id: id as string | null, source: source as string | null, metadata, text }, geometry, { sha256: sha, length })
+    !segmentsCoverMaterial(m, { id: id as string | null, source: source as string | null, metadata }, text, geometry, { sha256: sha, length })
   ) {
     problems.add("segment_coverage", `${at}segment evidence does not cover the exported material`);
   }

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { NotCanonicalLayout, readCanonicalJsonFile, type ElementShare } from "../core/canonical-json-file.js";
+import type { StringLeftAsBytes } from "../core/canonical-value.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING, MAX_TEXT_JSON_BYTES } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
@@ -97,8 +98,9 @@ class Walk {
       ...(chunkBytes === undefined ? {} : { chunkBytes }),
       ...(onChunk === undefined ? {} : { onChunk }),
     };
-    this.events =
-      reader === "canonical" ? readCanonicalJsonFile(path, { ...options, ...(share === undefined ? {} : { share }) }) : readStrictJsonFile(path, options);
+    // An export record's text (most of its bytes) is left as bytes: verify hashes and measures it there.
+    const fast = { ...options, ...(share === undefined ? {} : { share }), ...(label === "export" ? { leaveString: "text" } : {}) };
+    this.events = reader === "canonical" ? readCanonicalJsonFile(path, fast) : readStrictJsonFile(path, options);
   }
 
   private async pull(): Promise<StrictStreamEvent | StrictFileEnd | null> {
@@ -134,11 +136,11 @@ class Walk {
   }
 
   /** The next record, or null once the records array (or the document, or reading) ended. */
-  async nextRecord(): Promise<{ value: unknown; index: number; bytes: Buffer | undefined } | null> {
+  async nextRecord(): Promise<{ value: unknown; index: number; bytes: Buffer | undefined; left: StringLeftAsBytes | undefined } | null> {
     while (this.inRecords) {
       const event = await this.pull();
       if (event === null) return null;
-      if (event.type === "element") return { value: event.value, index: event.index, bytes: event.bytes };
+      if (event.type === "element") return { value: event.value, index: event.index, bytes: event.bytes, left: event.left };
       if (event.type === "array_end") {
         this.inRecords = false;
         this.elements = event.count;
@@ -218,7 +220,7 @@ async function walkPair(
         }
         // Without streamed manifest records there is no target, so the geometry is not needed. The
         // record's bytes are still valid: only the manifest's reader was pulled since.
-        exported.record(item.value as Obj, index, target, manifest.geometry, manifest.verdictsAgree(target), item.bytes);
+        exported.record(item.value as Obj, index, target, manifest.geometry, manifest.verdictsAgree(target), item.bytes, item.left);
       }
     }
     for (;;) {

@@ -9,6 +9,7 @@ import { assertCanonicalValue, canonicalJsonUnchecked, canonicalObjectFrame } fr
 import { RecordCounter } from "../documents/counts.js";
 import { IdDigestTally, type IdDigestOptions, type IdDigestState } from "./id-digests.js";
 import { EXPORT_SCHEMA, ExportRecordSchema, type ManifestCounts } from "../documents/schemas.js";
+import { z } from "zod";
 import { exportDocumentSchema, isExportSchemaName, manifestDocumentSchema, manifestVersionNamed } from "../documents/manifest-v2.js";
 import { isInt, isObj, own, planGeometry, recordBounds, type Obj, type RecordBounds } from "./_values.js";
 import type { Geometry } from "../documents/segment-spans.js";
@@ -24,11 +25,18 @@ import {
 import { cleanRecordExpansion } from "./clean-record.js";
 import { compileCheck } from "../core/schema-check.js";
 import { SkippedValue } from "../core/parse-line.js";
+import type { StringLeftAsBytes } from "../core/canonical-value.js";
 import { appendAll, MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
 import { canonicalShaOf, checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
 
 /** The export record's schema as a compiled predicate (zod parses only a record it refuses). */
 const EXPORT_RECORD_CHECK = compileCheck(ExportRecordSchema);
+/**
+ * The same check of a record whose text the fast reader left as bytes, `""` in its place: the
+ * schema holds a text to be a non-empty string and nothing more (a test keeps it so), which a
+ * text left as bytes is when it has a code point.
+ */
+export const EXPORT_RECORD_LEFT_TEXT_CHECK = compileCheck(ExportRecordSchema.extend({ text: z.literal("") }));
 
 /** The key of the streamed arrays in both documents. */
 export const RECORDS_KEY = "records";
@@ -351,11 +359,21 @@ export class StreamedExport {
    * `verdictsAgree`: its verdicts were re-classified as recorded by the manifest check;
    * `canonicalBytes`: its bytes, when the fast reader proved them canonical).
    */
-  record(item: Obj, index: number, manifestRecord: Obj | undefined, geometry: Geometry | null, verdictsAgree = false, canonicalBytes?: Buffer): void {
+  record(
+    item: Obj,
+    index: number,
+    manifestRecord: Obj | undefined,
+    geometry: Geometry | null,
+    verdictsAgree = false,
+    canonicalBytes?: Buffer,
+    left?: StringLeftAsBytes,
+  ): void {
     if (manifestRecord === undefined || own(manifestRecord, "admission") !== "admitted") this.foreign = true;
-    checkExportRecord(item, index, manifestRecord, geometry, this.problems, verdictsAgree, canonicalBytes);
+    checkExportRecord(item, index, manifestRecord, geometry, this.problems, verdictsAgree, canonicalBytes, left);
     tagProblems(this.problems, this.positions, this.count - 1, this.kept);
-    if (this.schemaOk && this.problems.items.length === 0) this.schemaOk = EXPORT_RECORD_CHECK.accepts(item);
+    if (!this.schemaOk || this.problems.items.length > 0) return;
+    // A text left as bytes is a string of at least one code point (its `""` stands in for it).
+    this.schemaOk = left === undefined ? EXPORT_RECORD_CHECK.accepts(item) : left.length > 0 && EXPORT_RECORD_LEFT_TEXT_CHECK.accepts(item);
   }
 
   /** What this share's records gave, for `absorb` on the thread that assembles the pair. */

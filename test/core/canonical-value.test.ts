@@ -9,7 +9,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { NotCanonicalLayout, readCanonicalJsonFile } from "../../src/core/canonical-json-file.js";
-import { canonicalValue, NOT_CANONICAL } from "../../src/core/canonical-value.js";
+import { canonicalValue, canonicalValueLeavingString, NOT_CANONICAL } from "../../src/core/canonical-value.js";
+import { codePointLength, utf8CodePointsOutsideControls } from "../../src/core/codepoints.js";
 import { ANY_SHAPE, parseJsonBytes, STRING_MAP_SHAPE } from "../../src/core/parse-line.js";
 import { readStrictJsonFile } from "../../src/core/strict-json-stream.js";
 
@@ -172,6 +173,99 @@ describe("canonicalValue", () => {
     expect(canonicalValue(bytes(`{"a":1,"text":"x","text":"${text}"}`), ANY_SHAPE, LIMITS)).toBe(NOT_CANONICAL);
     expect(canonicalValue(bytes(`{"a":1, "text":"${text}"}`), ANY_SHAPE, LIMITS)).toBe(NOT_CANONICAL);
     expect(canonicalValue(bytes(`{"a":1,"text":"${text}","z":1}`), ANY_SHAPE, LIMITS)).toEqual({ a: 1, text, z: 1 });
+  });
+
+  it("leaving a long last string as bytes decides as it does and gives the same value once the string is put back", () => {
+    const member = Buffer.from(',"text":"', "utf8");
+    // Texts written with no escape (left as bytes when long enough), and texts with escapes.
+    const plain = ["a", " ", "é", "東", "\u{1f600}", "\u2028", "\u007f", "/"];
+    const long = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...plain), minLength: 200, maxLength: 500 }),
+      fc.string({ unit: fc.constantFrom(...plain, "\n", '"', "\\", "\u0000", "\u001f"), minLength: 200, maxLength: 500 }),
+    );
+    const record = fc.record({
+      id: fc.oneof(fc.string(), fc.constant(null)),
+      index: fc.nat(),
+      // A metadata key or value that spells the member does not move the text.
+      metadata: fc.dictionary(fc.oneof(fc.string(), fc.constant("text")), fc.oneof(fc.string(), fc.constant(',"text":"')), { maxKeys: 3 }),
+      text: long,
+    });
+    const edited = fc
+      .tuple(
+        record.map((r) => JSON.stringify(r)),
+        fc.nat(),
+        fc.constantFrom("", " ", '"', "\\", "\n", "\u0001", '","text":"x', '"}', "}", '","a":"', ',"text":"', "\u001f", "\xff", "\u{1f600}"),
+      )
+      .map(([text, at, insert]) => `${text.slice(0, at % (text.length + 1))}${insert}${text.slice(at % (text.length + 1))}`);
+    let left = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          edited,
+          record.map((r) => JSON.stringify(r)),
+        ),
+        (edit) => {
+          const input = bytes(bytes(edit).toString("utf8"));
+          const whole = canonicalValue(input, ANY_SHAPE, LIMITS);
+          const read = canonicalValueLeavingString(input, ANY_SHAPE, LIMITS, "text", member);
+          expect(read === NOT_CANONICAL).toBe(whole === NOT_CANONICAL);
+          if (read === NOT_CANONICAL || whole === NOT_CANONICAL) return;
+          if (read.left === null) {
+            expect(read.value).toEqual(whole);
+            return;
+          }
+          left++;
+          const string = read.left.json.toString("utf8", 1, read.left.json.length - 1);
+          expect(read.value).toEqual({ ...(whole as object), text: "" });
+          expect({ ...(read.value as object), text: string }).toEqual(whole);
+          expect(read.left.length).toBe(codePointLength(string));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    expect(left).toBeGreaterThan(100);
+    // Neighbours: a raw control character or a quote in the string, a member after it, a repeated key.
+    const text = "x".repeat(300);
+    const leave = (t: string) => canonicalValueLeavingString(bytes(t), ANY_SHAPE, LIMITS, "text", member);
+    expect(leave(`{"a":1,"text":"${text}"}`)).toEqual({ value: { a: 1, text: "" }, left: { key: "text", json: bytes(`"${text}"`), length: 300 } });
+    expect(leave(`{"a":1,"text":"${text}\u0001"}`)).toBe(NOT_CANONICAL);
+    expect(leave(`{"a":1,"text":"${text}\u001f${text}"}`)).toBe(NOT_CANONICAL);
+    expect(leave(`{"a":1,"text":"${text}"x"}`)).toBe(NOT_CANONICAL);
+    expect(leave(`{"a":1,"text":"x","text":"${text}"}`)).toBe(NOT_CANONICAL);
+    expect(leave(`{"text":"${text}","z":"${text}"}`)).toEqual({ value: { text, z: text }, left: null });
+    expect(leave(`{"a":1, "text":"${text}"}`)).toBe(NOT_CANONICAL);
+    expect(leave(`{"b":1,"a":2,"text":"${text}"}`)).toBe(NOT_CANONICAL);
+  });
+});
+
+describe("code points of strict UTF-8 outside control characters", () => {
+  it("equal the decoded text's code points at any alignment, or null with a control character", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 80 }).filter((s) => s.isWellFormed()),
+        fc.nat(7),
+        fc.nat(7),
+        (text, before, after) => {
+          const encoded = bytes(text);
+          // The text inside a larger buffer, at every offset from a four-byte boundary.
+          const buffer = Buffer.alloc(before + encoded.length + after, 0x61);
+          encoded.copy(buffer, before);
+          const expected = /[\u0000-\u001f]/.test(text) ? null : codePointLength(text);
+          expect(utf8CodePointsOutsideControls(buffer, before, before + encoded.length)).toBe(expected);
+          expect(utf8CodePointsOutsideControls(buffer.subarray(before), 0, encoded.length)).toBe(expected);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    // A control character in every place of a word, and the bytes around 0x20 and 0x80.
+    for (let at = 0; at < 12; at++) {
+      const line = Buffer.from("abcdefghijkl", "latin1");
+      line[at] = 0x1f;
+      expect(utf8CodePointsOutsideControls(line, 0, 12)).toBeNull();
+      line[at] = 0x20;
+      expect(utf8CodePointsOutsideControls(line, 0, 12)).toBe(12);
+    }
+    expect(utf8CodePointsOutsideControls(bytes("\u007f\u0080\u07ff\uffff\u{10ffff} "), 0, bytes("\u007f\u0080\u07ff\uffff\u{10ffff} ").length)).toBe(6);
   });
 
   it("declines what the shape would not build whole, what exceeds the value budget, and invalid UTF-8", () => {

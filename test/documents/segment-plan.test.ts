@@ -123,6 +123,23 @@ describe("planSegments", () => {
     expect(split.length).toBeGreaterThan(1);
     expect(split.map((s) => s.sha256)).toEqual(split.map((s) => sha(s.text)));
   });
+
+  it("with the text's digest and length given, a text of one segment is not read: any string in its place plans the same", () => {
+    fc.assert(
+      fc.property(mixedText, fc.integer({ min: 1, max: 200 }), (text, chars) => {
+        const r = record(text, { id: "x", metadata: { k: "v" } });
+        const p = { ...policy(chars, Math.min(2, chars - 1), 1000), max_item_bytes: Number.POSITIVE_INFINITY };
+        const length = codePointLength(text);
+        if (segmentSpans(length, p.segment_chars, p.segment_overlap).length !== 1) return;
+        const real = planSegments(r, p, { textSha256: sha(text), textLength: length });
+        const stand = planSegments({ ...r, text: "" }, p, { textSha256: sha(text), textLength: length });
+        const place = (plan: typeof real) => plan.segments.map(({ kind, index, start, end, sha256 }) => ({ kind, index, start, end, sha256 }));
+        expect(place(stand)).toEqual(place(real));
+        expect(stand.chars_total).toBe(real.chars_total);
+        expect(place(real)).toEqual(place(planSegments(r, p)));
+      }),
+    );
+  });
 });
 
 describe("sliceSpans' shortcut for texts without surrogates", () => {

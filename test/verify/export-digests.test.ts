@@ -1,12 +1,18 @@
-// An export record's digests and text length taken from its canonical bytes equal those computed
-// from its fields, for any text (escapes, control characters, astral characters, lone surrogates),
-// labels and metadata; and bytes that are not laid out as the record's JSON fall back to the fields.
+// An export record's digests and text length taken from its canonical bytes, or from the text the
+// fast reader left as bytes, equal those computed from its fields, for any text (escapes, control
+// characters, astral characters, lone surrogates), labels and metadata; and bytes that are not laid
+// out as the record's JSON fall back to the fields.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { wellFormedLength } from "../../src/core/codepoints.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { materialSha256 } from "../../src/documents/material-hash.js";
-import { exportDigests, exportTextLength, textJsonOf } from "../../src/verify/export-digests.js";
+import { canonicalValueLeavingString } from "../../src/core/canonical-value.js";
+import { ANY_SHAPE } from "../../src/core/parse-line.js";
+import { exportDigests, exportTextLength, ExportText, textJsonOf } from "../../src/verify/export-digests.js";
+import { compileCheck } from "../../src/core/schema-check.js";
+import { ExportRecordSchema } from "../../src/documents/schemas.js";
+import { EXPORT_RECORD_LEFT_TEXT_CHECK } from "../../src/verify/verify-stream.js";
 
 const wellFormed = fc.string({ unit: "binary", maxLength: 60 }).filter((s) => s.isWellFormed());
 /** Strings that spell the text member's opening (`,"text":"`) as a label, a key, a value or the text. */
@@ -27,7 +33,15 @@ function exportRecord(m: { id: string | null; source: string | null; metadata: R
 }
 
 /** The digests of `record` taken from `bytes`, as verify takes them. */
-const digestsFrom = (record: ReturnType<typeof exportRecord>, bytes: Buffer) => exportDigests(record, textJsonOf(record, bytes));
+const digestsFrom = (record: ReturnType<typeof exportRecord>, bytes: Buffer) => exportDigests(record, ExportText.of(record.text, textJsonOf(record, bytes)));
+
+const TEXT_MEMBER = Buffer.from(',"text":"', "utf8");
+/** The text of `bytes` (a record's canonical bytes) as the fast reader leaves it, or null when it reads it as a string. */
+function leftText(bytes: Buffer): ExportText | null {
+  const read = canonicalValueLeavingString(bytes, ANY_SHAPE, { maxValues: 1000, maxDepth: 10 }, "text", TEXT_MEMBER);
+  if (typeof read === "symbol") throw new Error("canonical bytes refused");
+  return read.left === null ? null : ExportText.left(read.left);
+}
 
 describe("export record digests", () => {
   it("from the record's bytes equal the digests of its fields", () => {
@@ -36,10 +50,30 @@ describe("export record digests", () => {
         const record = exportRecord(m);
         const expected = { text: sha256Hex(record.text), material: materialSha256(record) };
         expect(digestsFrom(record, Buffer.from(JSON.stringify(record), "utf8"))).toEqual(expected);
-        expect(exportDigests(record, null)).toEqual(expected);
+        expect(exportDigests(record, ExportText.of(record.text, null))).toEqual(expected);
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("from a long text left as bytes equal the digests of its fields, and its length and string are the text's", () => {
+    // Long enough to be left as bytes when written with no escape; any text, so some are not.
+    const longText = fc.tuple(text, fc.string({ unit: "grapheme", minLength: 300, maxLength: 400 })).map(([a, b]) => `${b}${a}`);
+    let left = 0;
+    fc.assert(
+      fc.property(material, longText, (m, t) => {
+        const record = exportRecord({ ...m, text: t });
+        const kept = leftText(Buffer.from(JSON.stringify(record), "utf8"));
+        if (kept === null) return;
+        left++;
+        expect(kept.leftAsBytes).toBe(true);
+        expect(exportDigests(record, kept)).toEqual({ text: sha256Hex(record.text), material: materialSha256(record) });
+        expect(kept.length).toBe(wellFormedLength(t));
+        expect(kept.string).toBe(t);
+      }),
+      { numRuns: 300 },
+    );
+    expect(left).toBeGreaterThan(50);
   });
 
   it("are computed from the fields when the bytes are not the record laid out with its text last", () => {
@@ -77,5 +111,29 @@ describe("export text length", () => {
     expect(lengthOf("a😀b")).toBe(3);
     expect(lengthOf("Zürich 東京")).toBe(9);
     expect(lengthOf("x\ud800y")).toBeNull();
+  });
+
+  it("of a text left as bytes counts code points, a character of four bytes once", () => {
+    const long = (t: string) => exportRecord({ id: null, source: null, metadata: {}, text: `${"é".repeat(300)}${t}` });
+    const lengthLeft = (t: string) => leftText(Buffer.from(JSON.stringify(long(t)), "utf8"))?.length;
+    expect(lengthLeft("a😀b")).toBe(303);
+    expect(lengthLeft("Zürich 東京")).toBe(309);
+    // An escape (here a line break) is read as a string, not left.
+    expect(leftText(Buffer.from(JSON.stringify(long("a\nb")), "utf8"))).toBeNull();
+  });
+});
+
+describe("the schema check of an export record whose text was left as bytes", () => {
+  it('holds a text to a non-empty string and nothing more, so `""` and a code point stand for it', () => {
+    const text = ExportRecordSchema.shape.text;
+    expect(text.def.type).toBe("string");
+    expect([text.minLength, text.maxLength, text.format]).toEqual([1, null, null]);
+    const whole = compileCheck(ExportRecordSchema);
+    const record = exportRecord({ id: "a", source: null, metadata: { k: "v" }, text: "" });
+    for (const t of ["", "a", "😀", "x".repeat(100_000), " \n"]) {
+      for (const item of [record, { ...record, sha256: "not hex" }, { ...record, extra: 1 }]) {
+        expect(whole.accepts({ ...item, text: t })).toBe(t.length > 0 && EXPORT_RECORD_LEFT_TEXT_CHECK.accepts({ ...item, text: "" }));
+      }
+    }
   });
 });

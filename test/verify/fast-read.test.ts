@@ -6,7 +6,8 @@
 // damaged bytes fall back to the exact reader, and damage that keeps the bytes canonical (a changed
 // digest, a forged count) is reported by the fast read itself. A pair of long records verifies
 // consistent at read sizes smaller and larger than its records, so each record's bytes, from which
-// the export digests are taken, are still intact when they are used.
+// the export digests are taken, are still intact when they are used; a long text with no escape
+// (which the fast read leaves as bytes) is among the records damaged.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -168,6 +169,38 @@ describe("verify reads a pair fast and exactly with the same result", () => {
     for (const at of [1, 20, Math.floor(bytes.length / 2), bytes.length - 2]) {
       expect(await bothWays(dir, { manifest: run.manifest.bytes, exported: splice(bytes, at, 0, [0xc3, 0x28]) }, 61)).toBe("exact");
       expect(await bothWays(dir, { manifest: splice(run.manifest.bytes, at, 0, [0xed, 0xa0, 0x80]), exported: bytes }, 61)).toBe("exact");
+    }
+  });
+
+  it("damage inside a long text, which the fast read leaves as bytes, agrees", async () => {
+    const dir = await tempDir();
+    // Under the default policy, so that a long text is one admitted segment.
+    const run = makeRun(
+      [
+        { id: "doc-long", source: null, metadata: { lang: "de" }, text: `${"long admitted text, Zürich 東京 😀 ".repeat(12)}end` },
+        { id: "doc-next", source: "wiki", metadata: {}, text: "x".repeat(300) },
+      ],
+      false,
+      3,
+    );
+    const e = dec(run.exported!.bytes);
+    expect(await bothWays(dir, { manifest: run.manifest.bytes, exported: run.exported!.bytes })).toBe("canonical");
+    const edits: Array<(t: string) => string> = [
+      // A raw control character, a quote, an escape where none is needed, a member after the text.
+      (t) => editText(t, "long admitted", (b, a) => `${b}\u0001${a}`),
+      (t) => editText(t, "long admitted", (b, a) => `${b}\u001f${a}`),
+      (t) => editText(t, "long admitted", (b, a) => `${b}"${a}`),
+      (t) => editText(t, "long admitted", (b, a) => `${b}\\u006c${a.slice(1)}`),
+      (t) => editText(t, "😀 end", (b, a) => `${b}😀 end","z":"${a.slice("😀 end".length)}`),
+      (t) => editText(t, '"text":"long', (b, a) => `${b}"text":"x","text":"long${a.slice('"text":"long'.length)}`),
+    ];
+    for (const edit of edits) expect(await bothWays(dir, { manifest: run.manifest.bytes, exported: enc(edit(e)) }, 509)).toBe("exact");
+    // A changed character keeps the bytes canonical: the fast read reports the digests itself.
+    expect(await bothWays(dir, { manifest: run.manifest.bytes, exported: enc(e.replace("long admitted", "long Admitted")) })).toBe("canonical");
+    const bytes = run.exported!.bytes;
+    const start = Buffer.from(bytes).indexOf("long admitted");
+    for (let at = start, k = 0; at < start + 400; at += 23, k++) {
+      await bothWays(dir, { manifest: run.manifest.bytes, exported: splice(bytes, at, 1, [[0x00, 0x1f, 0x22, 0x5c, 0xff, 0x80, 0x7f][k % 7] as number]) }, 509);
     }
   });
 

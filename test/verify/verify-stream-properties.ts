@@ -39,6 +39,8 @@ const inputArb: fc.Arbitrary<SynthInput> = fc.oneof(
       text: fc.oneof(
         fc.string({ minLength: 1, maxLength: 60 }),
         fc.constantFrom("please BLOCK this", "a FLAG here", "DEGRADE me", "RAISE it", "emoji 😀 text"),
+        // Long texts with no escape, which the fast read leaves as bytes, and one with an escape.
+        fc.constantFrom(`${"Zürich 東京 😀 ".repeat(24)}a FLAG`, "plain words ".repeat(30), `${"line\n".repeat(60)}`),
       ),
     }),
   },
