@@ -1,12 +1,18 @@
 // How a pair read fast is checked on two threads: each thread reads both files whole (splitting,
 // hashing and checking the frame are cheap) but parses and checks only its share of the records,
-// blocks of record indices dealt out in turn, so the costly part is split across cores. A manifest
-// record belongs to the share of its position; an export record to the share of the index it
-// names, read from its first bytes without parsing (a canonical export record begins
-// `{"id":…,"index":N,`), so the manifest record it is checked against is read by the same thread.
-// The share that owns an export record parses it and must find exactly that index. Anything
-// else (an export record that does not begin so, indices that do not strictly increase) is not
-// the layout ingest writes: the pair is then read by the exact path, which says what is wrong.
+// blocks of record indices, so the costly part is split across cores. A manifest record belongs
+// to the share of its position; an export record to the share of the index it names, read from
+// its first bytes without parsing (a canonical export record begins `{"id":…,"index":N,`), so the
+// manifest record it is checked against is read by the same thread. The share that owns an export
+// record parses it and must find exactly that index. Anything else (an export record that does
+// not begin so, indices that do not strictly increase) is not the layout ingest writes: the pair
+// is then read by the exact path, which says what is wrong.
+//
+// Who checks a block is decided as the threads come to it: the first to ask claims it (one atomic
+// compare-and-swap in memory both threads share), and the other skips it, which costs it only the
+// split. A thread that fell behind (the worker starts later, and the machine may favour either)
+// thus skips ahead to the next unclaimed block, and both finish near the same time. Without a
+// shared claim list (the second share checked after the first, on one thread) blocks alternate.
 import { NotCanonicalLayout, type ElementShare } from "../core/canonical-json-file.js";
 import { isObj, own } from "./_values.js";
 
@@ -15,12 +21,35 @@ export interface PairShare {
   readonly part: number;
   readonly parts: number;
   readonly block: number;
+  /**
+   * Who claimed each block (0 none, else its part + 1), shared by the threads; a block past its
+   * end, or every block without one, goes to its turn (`block % parts`).
+   */
+  readonly claims?: Int8Array | null;
 }
 
 /** Records dealt out at a time: large enough that each thread reads long runs, small for balance. */
 export const SHARE_BLOCK = 256;
 
-const owner = (index: number, share: PairShare): number => Math.floor(index / share.block) % share.parts;
+/** Most blocks a claim list covers (1 MiB of shared memory): 2^28 records at SHARE_BLOCK. */
+const MAX_CLAIMED_BLOCKS = 1 << 20;
+
+/**
+ * A claim list shared by the threads checking a pair whose manifest has `manifestBytes`: room for
+ * every block of the records it can hold (each takes at least three bytes, `{}` and a comma).
+ */
+export function newClaims(manifestBytes: number, block: number): Int8Array {
+  const blocks = Math.min(MAX_CLAIMED_BLOCKS, Math.ceil(manifestBytes / 3 / block) + 1);
+  return new Int8Array(new SharedArrayBuffer(blocks));
+}
+
+function owner(index: number, share: PairShare): number {
+  const block = Math.floor(index / share.block);
+  const claims = share.claims;
+  if (claims == null || block >= claims.length) return block % share.parts;
+  const before = Atomics.compareExchange(claims, block, 0, share.part + 1);
+  return before === 0 ? share.part : before - 1;
+}
 
 /** The manifest's elements this share checks: those whose position falls in its blocks. */
 export function manifestShare(share: PairShare): ElementShare {

@@ -5,7 +5,7 @@
 // each checking its share of the records (pair-share.ts), and the worker's findings are merged.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, StrictStreamError, type Shape, type StrictStreamEvent } from "../core/parse-line.js";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -15,7 +15,7 @@ import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core
 import { MAX_ITEM_BYTES_CEILING, MAX_TEXT_JSON_BYTES } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
-import { exportShare, manifestShare, type PairShare } from "./pair-share.js";
+import { exportShare, manifestShare, newClaims, type PairShare } from "./pair-share.js";
 import { newBucketKey, type IdDigestOptions } from "./id-digests.js";
 import { assembleProblems, headOf, RECORDS_KEY, StreamedExport, StreamedManifest, type ExportShareState, type ManifestShareState } from "./verify-stream.js";
 import { displayText } from "../core/display-text.js";
@@ -342,7 +342,10 @@ interface PairFiles {
  */
 async function streamInShares(files: PairFiles, other: OtherShare): Promise<PairReading | "reread" | "exact"> {
   const { manifestPath, exportPath, chunkBytes, onChunk } = files;
-  const share = (part: number): PairShare => ({ part, parts: 2, block: other.block });
+  // With a worker, blocks go to whichever thread comes to them first; checked one after the other
+  // here, they alternate (the first share would claim every block).
+  const claims = other.url === null ? null : newClaims(await fileBytes(manifestPath), other.block);
+  const share = (part: number): PairShare => ({ part, parts: 2, block: other.block, claims });
   // Both shares' id digest files under one directory, removed whatever happens to the worker.
   // Without one (a temporary directory that cannot be written), one thread checks every record.
   const parent = await mkdtemp(join(tmpdir(), "lc-verify-")).catch(() => null);
@@ -367,6 +370,11 @@ async function streamInShares(files: PairFiles, other: OtherShare): Promise<Pair
     if (typeof mine !== "string") mine.manifest.close();
     await rm(parent, { recursive: true, force: true });
   }
+}
+
+/** A file's size, or 0 when it cannot be read (its walk then says so). */
+async function fileBytes(path: string): Promise<number> {
+  return (await stat(path).catch(() => null))?.size ?? 0;
 }
 
 /** What pair-worker.ts is started with. */

@@ -15,7 +15,7 @@ import { sha256Hex } from "../../src/core/hash.js";
 import { countRecords, RecordCounter } from "../../src/documents/counts.js";
 import { HOLD_REASONS } from "../../src/documents/schemas.js";
 import { IdDigestTally, newBucketKey } from "../../src/verify/id-digests.js";
-import { exportIndexHint } from "../../src/verify/pair-share.js";
+import { exportIndexHint, manifestShare, newClaims, type PairShare } from "../../src/verify/pair-share.js";
 import { verifyFilesWithMode } from "../../src/verify/verify-files.js";
 import { bundleScript, type BundledCli } from "../support/cli-child.js";
 import { resolvePolicy } from "../../src/documents/policy.js";
@@ -23,6 +23,48 @@ import { synthRun } from "../support/run-data.js";
 import { canon, tempDir, type Json } from "./verify-stream-properties.js";
 
 const hint = (text: string): number | null => exportIndexHint(Buffer.from(text, "utf8"));
+
+describe("blocks claimed by whichever share comes to them first", () => {
+  it("give each record to exactly one share, a block wholly to one, whatever order the shares ask in", () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 7 }), (turns, block) => {
+        const claims = newClaims(600, block);
+        const shares = [0, 1].map((part) => manifestShare({ part, parts: 2, block, claims } satisfies PairShare));
+        const next = [0, 0];
+        const owned: number[][] = [[], []];
+        // Each share asks about every position in order (as its walk splits them); the two interleave.
+        for (const turn of [...turns, ...turns.map((t) => !t)]) {
+          const part = turn ? 1 : 0;
+          const position = next[part]!++;
+          if (position >= 200) continue;
+          if (shares[part]!.owns(Buffer.alloc(0), position)) owned[part]!.push(position);
+        }
+        const asked = Math.min(next[0]!, next[1]!, 200);
+        const mine = new Set(owned[0]);
+        const theirs = new Set(owned[1]);
+        for (let position = 0; position < asked; position++) {
+          // Exactly one owner, and the same owner for the block's every record.
+          expect(mine.has(position) !== theirs.has(position)).toBe(true);
+          const first = position - (position % block);
+          expect(mine.has(position)).toBe(mine.has(first));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("deal blocks past the claim list, and every block without one, in turn", () => {
+    const claims = newClaims(3, 1);
+    expect(claims.length).toBe(2);
+    const first = manifestShare({ part: 0, parts: 2, block: 1, claims });
+    const second = manifestShare({ part: 1, parts: 2, block: 1, claims });
+    // Claimed by the first to ask, then by turn past the list's end.
+    expect([0, 1, 2, 3, 4].map((p) => second.owns(Buffer.alloc(0), p))).toEqual([true, true, false, true, false]);
+    expect([0, 1, 2, 3, 4].map((p) => first.owns(Buffer.alloc(0), p))).toEqual([false, false, true, false, true]);
+    const alternate = manifestShare({ part: 1, parts: 2, block: 2, claims: null });
+    expect([0, 1, 2, 3, 4].map((p) => alternate.owns(Buffer.alloc(0), p))).toEqual([false, false, true, true, false]);
+  });
+});
 
 describe("the index an export record names, read from its first bytes", () => {
   it("is read after a null id or an id string with escaped quotes and backslashes", () => {
