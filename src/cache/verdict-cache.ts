@@ -22,6 +22,7 @@ import { openSqlite } from "./sqlite-open.js";
 import { canonicalJsonUnchecked } from "../core/canonical.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { isPlainObject } from "../core/guards.js";
+import { isSha256Hex } from "../core/hash.js";
 import { TimestampSchema } from "../documents/schemas.js";
 import { identityKey, type CacheIdentity, type CanaryIdentity } from "./identity.js";
 import { packJson, unpackJson } from "./stored-json.js";
@@ -200,7 +201,6 @@ export interface PruneOptions {
   readonly keepIdentity?: string;
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
 /** TimestampSchema's form as a plain pattern: a get checks it on every hit, without zod's cost. */
 const STORED_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -244,7 +244,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS verdicts_by_text ON verdicts (text_sha256, ide
 CREATE INDEX IF NOT EXISTS verdicts_by_age ON verdicts (checked_at);
 ${RECORD_ENTRIES_SQL}`;
 function hex64(name: string, value: unknown): string {
-  if (typeof value !== "string" || !HEX64.test(value)) throw new UsageError(`${name} must be a lowercase hex SHA-256`);
+  if (!isSha256Hex(value)) throw new UsageError(`${name} must be a lowercase hex SHA-256`);
   return value;
 }
 

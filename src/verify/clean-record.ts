@@ -7,7 +7,7 @@
 // key, another state, a value out of range, a plan that does not fit) returns null and takes the
 // general way, which says what is wrong; so a record never gets a different answer here, only a
 // faster one. A test holds every record accepted here equal to the general way's result.
-import { sha256Hex } from "../core/hash.js";
+import { isSha256Hex, sha256Hex } from "../core/hash.js";
 import { passedVerdict } from "../documents/manifest-v2.js";
 import { recordState } from "../documents/record-state.js";
 import type { ManifestRecord, ManifestSegment } from "../documents/schemas.js";
@@ -18,9 +18,7 @@ import { isInt, type Obj, type RecordBounds } from "./_values.js";
 const RECORD_KEYS = new Set(["chars_total", "id", "length", "material_sha256", "metadata_keys", "segments", "sha256", "source"]);
 const REQUIRED_RECORD_KEYS = ["chars_total", "length", "material_sha256", "segments", "sha256"];
 const SEGMENT_KEYS = new Set(["prompt_eval_count", "sha256", "verdict"]);
-const SHA256 = /^[0-9a-f]{64}$/;
 
-const isSha256 = (value: unknown): value is string => typeof value === "string" && SHA256.test(value);
 const isCount = (value: unknown): value is number => isInt(value) && value >= 0;
 const isFiniteNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
@@ -67,7 +65,7 @@ function passedLatencies(verdict: unknown, structural: boolean | null): number[]
 export function cleanRecordExpansion(compact: Obj, position: number, geometry: Geometry, bounds: RecordBounds | null): ManifestRecord | null {
   if (knownKeys(compact, RECORD_KEYS, REQUIRED_RECORD_KEYS) !== REQUIRED_RECORD_KEYS.length) return null;
   const { chars_total: charsTotal, length, material_sha256: material, sha256, segments } = compact;
-  if (!isCount(charsTotal) || !isCount(length) || charsTotal < length || !isSha256(material) || !isSha256(sha256)) return null;
+  if (!isCount(charsTotal) || !isCount(length) || charsTotal < length || !isSha256Hex(material) || !isSha256Hex(sha256)) return null;
   const id = Object.hasOwn(compact, "id") ? compact["id"] : null;
   const source = Object.hasOwn(compact, "source") ? compact["source"] : null;
   const keys = Object.hasOwn(compact, "metadata_keys") ? compact["metadata_keys"] : null;
@@ -89,7 +87,7 @@ export function cleanRecordExpansion(compact: Obj, position: number, geometry: G
     // A segment's digest is left out only when it is the record's: one text window over all of it.
     const digest = Object.hasOwn(s, "sha256") ? s["sha256"] : place.kind === "text" && place.start === 0 && place.end === length ? sha256 : null;
     const tokens = Object.hasOwn(s, "prompt_eval_count") ? s["prompt_eval_count"] : null;
-    if (!isSha256(digest) || (tokens !== null && !isCount(tokens))) return null;
+    if (!isSha256Hex(digest) || (tokens !== null && !isCount(tokens))) return null;
     const latencies = passedLatencies(s["verdict"], bounds?.structuralFilter ?? null);
     if (latencies === null) return null;
     const verdict = s["verdict"] as Obj;

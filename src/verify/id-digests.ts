@@ -11,7 +11,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errnoCode } from "../core/errors.js";
-import { sha256Hex } from "../core/hash.js";
+import { isSha256Hex, sha256Hex } from "../core/hash.js";
 
 /**
  * Distinct digests kept in memory (about 80 bytes each) before they go to disk. Few: a Set that
@@ -56,7 +56,7 @@ export function newBucketKey(): Uint8Array {
  * of any other string (the tags keep the two kinds apart, as their texts are).
  */
 function keyOf(digest: string): string {
-  return /^[0-9a-f]{64}$/.test(digest) ? `h${Buffer.from(digest, "hex").toString("latin1")}` : `s${Buffer.from(sha256Hex(digest), "hex").toString("latin1")}`;
+  return isSha256Hex(digest) ? `h${Buffer.from(digest, "hex").toString("latin1")}` : `s${Buffer.from(sha256Hex(digest), "hex").toString("latin1")}`;
 }
 
 /** Counts id digests and how many repeat an earlier one (see the module header). */
