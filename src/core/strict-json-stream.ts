@@ -171,12 +171,12 @@ export async function* readFileChunks(path: string, chunkBytes = 1 << 16): Async
     if (!(await handle.stat()).isFile()) throw new StrictFileError("not_a_file");
     const buffer = Buffer.allocUnsafe(size);
     for (;;) {
-      // Read here, not on the thread pool: a read of a regular file is a copy from the page cache
-      // (for a file not cached, a wait for the disk that holds up this thread's other callbacks for one read), and the trip to a pool
-      // thread and back, with both cores busy (verify on two threads), kept each reader waiting
-      // for a core. The event loop still gets a turn after every read (timers,
-      // signals, other callers, and the collector's tasks, which run there: with a turn every
-      // 4 MiB instead, verify's peak RSS rose by about 10 MB).
+      // Read here, not on the thread pool: a read of a regular file is a copy from the page
+      // cache (for a file not cached, a wait for the disk that holds up this thread's other
+      // callbacks for one read), and the trip to a pool thread and back, with both cores busy
+      // (verify on two threads), kept each reader waiting for a core. The event loop still gets a
+      // turn after every read (timers, signals, other callers, and the collector's tasks, which
+      // run there: with a turn every 4 MiB instead, verify's peak RSS rose by about 10 MB).
       const bytesRead = readSync(handle.fd, buffer, 0, size, null);
       if (bytesRead === 0) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
