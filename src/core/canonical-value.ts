@@ -16,7 +16,7 @@
 // property either way, as with the strict grammar.
 import { isUtf8 } from "node:buffer";
 import { utf8CodePointsOutsideControls } from "./codepoints.js";
-import type { Shape } from "./parse-line.js";
+import type { Shape, StringLeftAsBytes } from "./parse-line.js";
 
 /** The text is not canonical (or not what `shape` builds whole): read it strictly. */
 export const NOT_CANONICAL: unique symbol = Symbol("not canonical");
@@ -67,19 +67,6 @@ function fits(value: unknown, shape: Shape, limits: ValueLimits): boolean {
     return true;
   };
   return walk(value, shape, 0);
-}
-
-/**
- * An object's last member, a string left as the bytes it was written in: the value holds `""`
- * under `key` in its place. The bytes are the string's strict UTF-8 with no escape, so they are
- * the text itself; a caller that only hashes and measures it never decodes it.
- */
-export interface StringLeftAsBytes {
-  readonly key: string;
-  /** The JSON string as written, quotes included (a view of the element's bytes). */
-  readonly json: Buffer;
-  /** Its code points. */
-  readonly length: number;
 }
 
 /**

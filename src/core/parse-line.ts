@@ -34,7 +34,6 @@
 // refused as `non_finite_number` rather than silently becoming Infinity.
 
 import { Buffer, isUtf8 } from "node:buffer";
-import type { StringLeftAsBytes } from "./canonical-value.js";
 
 /** Deepest nesting of arrays and objects the strict parser accepts. */
 export const MAX_NESTING_DEPTH = 64;
@@ -124,6 +123,19 @@ export interface GrammarOptions {
   readonly element?: StreamBudget;
   /** Longest string, key or number accepted, in bytes as written; default unlimited. */
   readonly maxTokenBytes?: number;
+}
+
+/**
+ * An object's last member, a string left as the bytes it was written in: the value holds `""`
+ * under `key` in its place. The bytes are the string's strict UTF-8 with no escape, so they are
+ * the text itself; a caller that only hashes and measures it never decodes it.
+ */
+export interface StringLeftAsBytes {
+  readonly key: string;
+  /** The JSON string as written, quotes included (a view of the element's bytes). */
+  readonly json: Buffer;
+  /** Its code points. */
+  readonly length: number;
 }
 
 /** Something the parser finished. Element values are final: the parser keeps no reference. */

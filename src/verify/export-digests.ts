@@ -10,7 +10,7 @@ import { codePointLength, wellFormedLength } from "../core/codepoints.js";
 import { sha256Hex } from "../core/hash.js";
 import { materialJson } from "../documents/material-hash.js";
 import type { MaterialSource } from "../documents/segment-material.js";
-import type { StringLeftAsBytes } from "../core/canonical-value.js";
+import type { StringLeftAsBytes } from "../core/parse-line.js";
 
 /** An export record's text as verify checks it: a string, or the bytes the fast reader left it as. */
 export class ExportText {

@@ -11,7 +11,7 @@ import { assertCanonicalValue, canonicalJsonUnchecked } from "../core/canonical.
 import { sha256Hex } from "../core/hash.js";
 import { isStringMap } from "../documents/metadata-map.js";
 import { exportDigests, ExportText, textJsonOf, type ExportDigests } from "./export-digests.js";
-import type { StringLeftAsBytes } from "../core/canonical-value.js";
+import type { StringLeftAsBytes } from "../core/parse-line.js";
 import { EXPORT_SCHEMA } from "../documents/schemas.js";
 import { exportSchemaFor, manifestDocumentSchema, MANIFEST_SCHEMAS } from "../documents/manifest-v2.js";
 import { sortByCodePoint } from "../core/code-point-order.js";

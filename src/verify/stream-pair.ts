@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { NotCanonicalLayout, readCanonicalJsonFile, type ElementShare } from "../core/canonical-json-file.js";
-import type { StringLeftAsBytes } from "../core/canonical-value.js";
+import type { StringLeftAsBytes } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING, MAX_TEXT_JSON_BYTES } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";

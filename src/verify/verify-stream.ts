@@ -25,7 +25,7 @@ import {
 import { cleanRecordExpansion } from "./clean-record.js";
 import { compileCheck } from "../core/schema-check.js";
 import { SkippedValue } from "../core/parse-line.js";
-import type { StringLeftAsBytes } from "../core/canonical-value.js";
+import type { StringLeftAsBytes } from "../core/parse-line.js";
 import { appendAll, MAX_KEPT_RECORD_PROBLEMS, MAX_LISTED_MISSING, ProblemList, problemsNotKept, type VerifyProblem } from "./problems.js";
 import { canonicalShaOf, checkAdmittedCount, checkExportRecord, checkHead, factsOf, type ManifestFacts, type ManifestFileSha } from "./pair-checks.js";
 
