@@ -120,11 +120,17 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
     return warnings;
   }
   if (canary.outage !== null) {
-    warnings.push(canaryOutageWarning(target, canary.outage.reason, `${plural(canary.outage.records, "record")} of ${total}`));
+    warnings.push(
+      canaryOutageWarning(target, canary.outage.reason, { count: canary.outage.records, words: `${plural(canary.outage.records, "record")} of ${total}` }),
+    );
     return warnings;
   }
   // A server answered, but its reply could not be used (another service at that URL, an empty or cut-off reply).
-  if (canary.failed !== null) warnings.push(canaryReplyWarning(target, canary.failed.reason, `${plural(canary.failed.records, "record")} of ${total}`));
+  if (canary.failed !== null) {
+    warnings.push(
+      canaryReplyWarning(target, canary.failed.reason, { count: canary.failed.records, words: `${plural(canary.failed.records, "record")} of ${total}` }),
+    );
+  }
   return warnings;
 }
 

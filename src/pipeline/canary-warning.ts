@@ -102,10 +102,20 @@ function fix(target: CanaryTarget, reason: CanaryOutageReason): string {
   return unreachableFix(target.provider, target.unreachableCause ?? null);
 }
 
-/** "the canary did not screen it", or "them" when `affected` ("3 items of 10") counts more than one. */
-function notScreened(affected: string | null): string {
-  const count = affected === null ? 1 : Number(/^(\d+) /.exec(affected)?.[1] ?? 1);
-  return `the canary did not screen ${count === 1 ? "it" : "them"}`;
+/** How many checks a warning is about: their count, and its words ("3 items of 10"). */
+export interface AffectedItems {
+  readonly count: number;
+  readonly words: string;
+}
+
+/** ` for 3 items of 10`, or nothing for a single check. */
+function scopeOf(affected: AffectedItems | null): string {
+  return affected === null ? "" : ` for ${affected.words}`;
+}
+
+/** "the canary did not screen it", or "them" when `affected` counts more than one. */
+function notScreened(affected: AffectedItems | null): string {
+  return `the canary did not screen ${(affected?.count ?? 1) === 1 ? "it" : "them"}`;
 }
 
 function what(reason: CanaryOutageReason, target: CanaryTarget): string {
@@ -117,8 +127,8 @@ function what(reason: CanaryOutageReason, target: CanaryTarget): string {
 }
 
 /** `warning: …` (one line, with a trailing newline) for checks whose canary call failed this way. */
-export function canaryOutageWarning(target: CanaryTarget, reason: CanaryOutageReason, affected: string | null = null): string {
-  const scope = affected === null ? "" : ` for ${affected}`;
+export function canaryOutageWarning(target: CanaryTarget, reason: CanaryOutageReason, affected: AffectedItems | null = null): string {
+  const scope = scopeOf(affected);
   return `warning: ${what(reason, target)}${scope}: ${reason}; ${notScreened(affected)}; ${fix(target, reason)}\n`;
 }
 
@@ -127,16 +137,16 @@ const WRONG_ANSWERS: ReadonlySet<string> = new Set(["http_error", "invalid_respo
 
 /**
  * `warning: …` (one line) for checks whose canary call was answered but not used (`reason`, the
- * first one's coverage reason; `affected`: how many, as "3 items of 10"): an HTTP error status or
+ * first one's coverage reason; `affected`: how many, and as "3 items of 10"): an HTTP error status or
  * a body of another shape names the server's address as the likely cause, unless the server
  * listed its models before the run (an error status is then its own failure); any other reason
  * (an empty or cut-off reply, a prompt not shown read whole) has its own fix.
  */
-export function canaryReplyWarning(target: CanaryTarget, reason: string, affected: string | null = null): string {
+export function canaryReplyWarning(target: CanaryTarget, reason: string, affected: AffectedItems | null = null): string {
   if (reason === "input_too_long") return notSentWarning(target, affected);
   if (!WRONG_ANSWERS.has(reason) || target.provider === "embedded") return unusableReplyWarning(target, reason, affected);
   const [server, flag] = target.provider === "ollama" ? ["Ollama", "--ollama-url"] : ["an OpenAI-compatible server", "--base-url"];
-  const scope = affected === null ? "" : ` for ${affected}`;
+  const scope = scopeOf(affected);
   if (reason === "http_error" && target.modelListed === true) {
     // It listed its models before the run: the right kind of server, failing these calls itself.
     return (
@@ -151,8 +161,8 @@ export function canaryReplyWarning(target: CanaryTarget, reason: string, affecte
 }
 
 /** Not a reply at all: a text past the most windows one check screens is never sent to the canary. */
-function notSentWarning(target: CanaryTarget, affected: string | null): string {
-  const scope = affected === null ? "" : ` for ${affected}`;
+function notSentWarning(target: CanaryTarget, affected: AffectedItems | null): string {
+  const scope = scopeOf(affected);
   return (
     `warning: a text needs more canary windows than one check screens (input_too_long)${scope}, so it was not sent to the canary at ${target.url}; ` +
     `${notScreened(affected)}; fix: split the text into smaller texts (the library's maxSegments option raises the limit; docs/canary.md)\n`
@@ -207,8 +217,8 @@ function unusableReplyFix(target: CanaryTarget, reason: string): string {
  * or cut-off reply, a prompt the server may not have read whole, an unforeseen error): such a
  * check is degraded like an outage, and the run says so on stderr as it does for an outage.
  */
-function unusableReplyWarning(target: CanaryTarget, reason: string, affected: string | null): string {
-  const scope = affected === null ? "" : ` for ${affected}`;
+function unusableReplyWarning(target: CanaryTarget, reason: string, affected: AffectedItems | null): string {
+  const scope = scopeOf(affected);
   return (
     `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but its reply could not be used (${reason})${scope}; ` +
     `${notScreened(affected)}; ${unusableReplyFix(target, reason)}\n`

@@ -1,6 +1,13 @@
 // `screen`, the verb behind `little-canary screen`: a JSONL batch checked, the little-canary-batch/v1
 // document streamed to the reporter's output, CI reports written, the summary returned.
-import { canaryOutageWarning, canaryTarget, canaryReplyWarning, circuitOpenWarning, type CanaryTarget } from "../pipeline/canary-warning.js";
+import {
+  canaryOutageWarning,
+  canaryTarget,
+  canaryReplyWarning,
+  circuitOpenWarning,
+  type AffectedItems,
+  type CanaryTarget,
+} from "../pipeline/canary-warning.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { screenWithReports } from "../report/screen-reports.js";
@@ -44,7 +51,10 @@ function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, ta
     const which = blocked < affected ? `${blocked} of them` : affected === 1 ? "it is" : "all are";
     return ` (${which} blocked all the same)`;
   };
-  const items = ({ affected, blocked }: { affected: number; blocked: number }) => `${n(affected, "item")} of ${summary.total}${blockedNote(affected, blocked)}`;
+  const items = ({ affected, blocked }: { affected: number; blocked: number }): AffectedItems => ({
+    count: affected,
+    words: `${n(affected, "item")} of ${summary.total}${blockedNote(affected, blocked)}`,
+  });
   const { first } = summary.outage;
   if (first !== null) return canaryOutageWarning(target, first, items(summary.outage));
   const failed = summary.failed;

@@ -8,7 +8,7 @@ const openai: CanaryTarget = { provider: "openai", url: "http://127.0.0.1:8000",
 
 describe("the fix a canary warning gives", () => {
   it("a timeout from a server that answered asks for a larger --timeout, naming the current value, and never to install Ollama", () => {
-    const line = canaryOutageWarning({ ...ollama, timeoutSeconds: 2.5 }, "timeout", "3 items of 3");
+    const line = canaryOutageWarning({ ...ollama, timeoutSeconds: 2.5 }, "timeout", { count: 3, words: "3 items of 3" });
     expect(line).toBe(
       "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) did not answer before the timeout for 3 items of 3: timeout; the canary did not screen them; " +
         "fix: the canary answered too slowly: raise --timeout (now 2.5s); a CPU canary may need several minutes per check\n",
@@ -17,7 +17,7 @@ describe("the fix a canary warning gives", () => {
   });
 
   it("a reply that came but could not be used is warned about too, with a fix by its reason; an HTTP error still points at the address", () => {
-    expect(canaryReplyWarning(ollama, "empty_response", "2 items of 5")).toBe(
+    expect(canaryReplyWarning(ollama, "empty_response", { count: 2, words: "2 items of 5" })).toBe(
       "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) answered, but its reply could not be used (empty_response) for 2 items of 5; " +
         "the canary did not screen them; fix: the model replied with nothing: try it by hand (ollama run qwen2.5:1.5b) or choose another --canary-model\n",
     );
@@ -30,7 +30,7 @@ describe("the fix a canary warning gives", () => {
 
   it("an HTTP error from a server that listed its models before the run is its own failure, not a sign of another service", () => {
     const listed = { ...ollama, modelListed: true };
-    const line = canaryReplyWarning(listed, "http_error", "5 items of 33");
+    const line = canaryReplyWarning(listed, "http_error", { count: 5, words: "5 items of 33" });
     expect(line).toBe(
       "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) answered with an HTTP error status (http_error) for 5 items of 33; " +
         "the canary did not screen them; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)\n",
@@ -42,13 +42,15 @@ describe("the fix a canary warning gives", () => {
 
   it("says the canary did not screen 'it' for one text and 'them' for more", () => {
     expect(canaryOutageWarning(ollama, "timeout")).toContain("; the canary did not screen it; ");
-    expect(canaryOutageWarning(ollama, "timeout", "1 item of 3")).toContain("; the canary did not screen it; ");
-    expect(canaryOutageWarning(ollama, "timeout", "2 items of 3")).toContain("; the canary did not screen them; ");
-    expect(canaryReplyWarning(ollama, "empty_response", "3 items of 3 (1 of them blocked all the same)")).toContain("; the canary did not screen them; ");
+    expect(canaryOutageWarning(ollama, "timeout", { count: 1, words: "1 item of 3" })).toContain("; the canary did not screen it; ");
+    expect(canaryOutageWarning(ollama, "timeout", { count: 2, words: "2 items of 3" })).toContain("; the canary did not screen them; ");
+    expect(canaryReplyWarning(ollama, "empty_response", { count: 3, words: "3 items of 3 (1 of them blocked all the same)" })).toContain(
+      "; the canary did not screen them; ",
+    );
   });
 
   it("a text too long to send is not called a reply, and its fix is a shorter text, not another run", () => {
-    const line = canaryReplyWarning(ollama, "input_too_long", "1 item of 3");
+    const line = canaryReplyWarning(ollama, "input_too_long", { count: 1, words: "1 item of 3" });
     expect(line).toBe(
       "warning: a text needs more canary windows than one check screens (input_too_long) for 1 item of 3, so it was not sent to the canary at http://127.0.0.1:11434; " +
         "the canary did not screen it; fix: split the text into smaller texts (the library's maxSegments option raises the limit; docs/canary.md)\n",
