@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { isUtf8 } from "node:buffer";
 import { assertCanonicalValue, canonicalObjectFrame } from "./canonical.js";
 import { CanonicalSplitter, NotCanonicalLayout, type SplitPieceKind } from "./canonical-split.js";
-import { canonicalValue, canonicalValueLeavingString, NOT_CANONICAL } from "./canonical-value.js";
+import { canonicalValue, NOT_CANONICAL, stringLeavingRead } from "./canonical-value.js";
 import { StrictStreamError, MAX_NESTING_DEPTH, StrictJsonParser, type GrammarOptions, type Shape, type StrictStreamEvent } from "./parse-line.js";
 import { isPlainObject } from "./guards.js";
 import { readFileChunks, type FileReadOptions, type StrictFileEnd } from "./strict-json-stream.js";
@@ -90,13 +90,9 @@ export async function* readCanonicalJsonFile(
   // once, a chunk's hundred records would all be alive at each young-generation collection,
   // which then took about twice as long (the collector's cost is what is alive, not what died).
   let pending: Array<StrictStreamEvent | SplitElement> = [];
-  const leave = options.leaveString;
-  const member = leave === undefined ? null : Buffer.from(`,${JSON.stringify(leave)}:"`, "utf8");
+  const leave = options.leaveString === undefined ? null : stringLeavingRead(options.leaveString);
   const parsed = (split: SplitElement): StrictStreamEvent => {
-    const read =
-      leave === undefined || member === null
-        ? { value: canonicalValue(split.bytes, elementShape, limits), left: null }
-        : canonicalValueLeavingString(split.bytes, elementShape, limits, leave, member);
+    const read = leave === null ? { value: canonicalValue(split.bytes, elementShape, limits), left: null } : leave(split.bytes, elementShape, limits);
     if (read === NOT_CANONICAL || read.value === NOT_CANONICAL || (share !== undefined && !share.accepts(read.value, split.bytes))) {
       throw new NotCanonicalLayout("an element is not canonical");
     }

@@ -69,23 +69,30 @@ function fits(value: unknown, shape: Shape, limits: ValueLimits): boolean {
   return walk(value, shape, 0);
 }
 
+/** What reads an element leaving one string as bytes (stringLeavingRead). */
+export type StringLeavingRead = (
+  bytes: Buffer,
+  shape: Shape,
+  limits: ValueLimits,
+) => { readonly value: unknown; readonly left: StringLeftAsBytes | null } | typeof NOT_CANONICAL;
+
 /**
- * canonicalValue, leaving the object's last member as bytes (StringLeftAsBytes) when it is a
- * string under `member` (the bytes `,"<key>":"`) of at least LONG_LAST_STRING bytes written with
- * no escape: the bulk of an export record, its text. The rest is parsed and checked as
- * canonicalValue checks it, with `""` for the string. Why that is the same decision: the string's
+ * A read like canonicalValue that leaves the object's last member as bytes (StringLeftAsBytes)
+ * when it is a string under `key` of at least LONG_LAST_STRING bytes written with no escape: the
+ * bulk of an export record, its text. The rest is parsed and checked as canonicalValue checks it, with `""` for the string. Why that is the same decision: the string's
  * bytes hold no quote, backslash or control character, so the parse would read exactly them as
  * the last member's string, and JSON.stringify would write them back unchanged (strict UTF-8
  * holds no lone surrogate); a key repeated before it, or keys out of order, still make the rest
  * serialize differently. Any other element is read by canonicalValue (`left` null).
  */
-export function canonicalValueLeavingString(
-  bytes: Buffer,
-  shape: Shape,
-  limits: ValueLimits,
-  key: string,
-  member: Buffer,
-): { readonly value: unknown; readonly left: StringLeftAsBytes | null } | typeof NOT_CANONICAL {
+export function stringLeavingRead(key: string): StringLeavingRead {
+  // The member's opening as it is written, `,"<key>":"` (another member always comes before it).
+  const member = Buffer.from(`,${JSON.stringify(key)}:"`, "utf8");
+  return (bytes, shape, limits) => leavingString(bytes, shape, limits, key, member);
+}
+
+/** The read of stringLeavingRead, `member` being the key's opening as written. */
+function leavingString(bytes: Buffer, shape: Shape, limits: ValueLimits, key: string, member: Buffer): ReturnType<StringLeavingRead> {
   const open = bytes.lastIndexOf(member) + member.length - 1;
   const close = bytes.length - 2;
   const plain =

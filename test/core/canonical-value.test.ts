@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { NotCanonicalLayout, readCanonicalJsonFile } from "../../src/core/canonical-json-file.js";
-import { canonicalValue, canonicalValueLeavingString, NOT_CANONICAL } from "../../src/core/canonical-value.js";
+import { canonicalValue, NOT_CANONICAL, stringLeavingRead } from "../../src/core/canonical-value.js";
 import { codePointLength, utf8CodePointsOutsideControls } from "../../src/core/codepoints.js";
 import { ANY_SHAPE, parseJsonBytes, STRING_MAP_SHAPE } from "../../src/core/parse-line.js";
 import { readStrictJsonFile } from "../../src/core/strict-json-stream.js";
@@ -176,7 +176,7 @@ describe("canonicalValue", () => {
   });
 
   it("leaving a long last string as bytes decides as it does and gives the same value once the string is put back", () => {
-    const member = Buffer.from(',"text":"', "utf8");
+    const readLeavingText = stringLeavingRead("text");
     // Texts written with no escape (left as bytes when long enough), and texts with escapes.
     const plain = ["a", " ", "é", "東", "\u{1f600}", "\u2028", "\u007f", "/"];
     const long = fc.oneof(
@@ -207,7 +207,7 @@ describe("canonicalValue", () => {
         (edit) => {
           const input = bytes(bytes(edit).toString("utf8"));
           const whole = canonicalValue(input, ANY_SHAPE, LIMITS);
-          const read = canonicalValueLeavingString(input, ANY_SHAPE, LIMITS, "text", member);
+          const read = readLeavingText(input, ANY_SHAPE, LIMITS);
           expect(read === NOT_CANONICAL).toBe(whole === NOT_CANONICAL);
           if (read === NOT_CANONICAL || whole === NOT_CANONICAL) return;
           if (read.left === null) {
@@ -226,7 +226,7 @@ describe("canonicalValue", () => {
     expect(left).toBeGreaterThan(100);
     // Neighbours: a raw control character or a quote in the string, a member after it, a repeated key.
     const text = "x".repeat(300);
-    const leave = (t: string) => canonicalValueLeavingString(bytes(t), ANY_SHAPE, LIMITS, "text", member);
+    const leave = (t: string) => readLeavingText(bytes(t), ANY_SHAPE, LIMITS);
     expect(leave(`{"a":1,"text":"${text}"}`)).toEqual({ value: { a: 1, text: "" }, left: { key: "text", json: bytes(`"${text}"`), length: 300 } });
     expect(leave(`{"a":1,"text":"${text}\u0001"}`)).toBe(NOT_CANONICAL);
     expect(leave(`{"a":1,"text":"${text}\u001f${text}"}`)).toBe(NOT_CANONICAL);

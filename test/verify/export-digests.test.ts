@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { wellFormedLength } from "../../src/core/codepoints.js";
 import { sha256Hex } from "../../src/core/hash.js";
 import { materialSha256 } from "../../src/documents/material-hash.js";
-import { canonicalValueLeavingString } from "../../src/core/canonical-value.js";
+import { stringLeavingRead } from "../../src/core/canonical-value.js";
 import { ANY_SHAPE } from "../../src/core/parse-line.js";
 import { exportDigests, exportTextLength, ExportText, textJsonOf } from "../../src/verify/export-digests.js";
 import { compileCheck } from "../../src/core/schema-check.js";
@@ -35,10 +35,10 @@ function exportRecord(m: { id: string | null; source: string | null; metadata: R
 /** The digests of `record` taken from `bytes`, as verify takes them. */
 const digestsFrom = (record: ReturnType<typeof exportRecord>, bytes: Buffer) => exportDigests(record, ExportText.of(record.text, textJsonOf(record, bytes)));
 
-const TEXT_MEMBER = Buffer.from(',"text":"', "utf8");
+const readLeavingText = stringLeavingRead("text");
 /** The text of `bytes` (a record's canonical bytes) as the fast reader leaves it, or null when it reads it as a string. */
 function leftText(bytes: Buffer): ExportText | null {
-  const read = canonicalValueLeavingString(bytes, ANY_SHAPE, { maxValues: 1000, maxDepth: 10 }, "text", TEXT_MEMBER);
+  const read = readLeavingText(bytes, ANY_SHAPE, { maxValues: 1000, maxDepth: 10 });
   if (typeof read === "symbol") throw new Error("canonical bytes refused");
   return read.left === null ? null : ExportText.left(read.left);
 }
