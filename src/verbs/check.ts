@@ -63,9 +63,36 @@ export interface CheckTextResult {
   readonly canaryOutage: CanaryOutageReason | null;
 }
 
+/** How an input with nothing to screen is refused: in the caller's terms (the library's options, or the CLI's flags). */
+interface NothingToScreenWords {
+  /** The input was a string, and empty. */
+  readonly emptyText: string;
+  /** The input was a stream, and held nothing but at most one line break. */
+  readonly emptyStream: string;
+  /** The input held whitespace alone. */
+  readonly blank: string;
+}
+
+const LIBRARY_WORDS: NothingToScreenWords = {
+  emptyText: "checkText option input is an empty string: nothing to screen",
+  emptyStream: "checkText option input (a stream) held no text: nothing to screen",
+  blank: "checkText option input is only whitespace: nothing to screen",
+};
+
+const CLI_WORDS: NothingToScreenWords = {
+  emptyText: "the text given (--text) is empty: nothing to screen; pipe text on stdin or pass --text with some text",
+  emptyStream: "no input text on stdin: nothing to screen; pipe text on stdin or pass --text with some text",
+  blank: "the input text is only whitespace: nothing to screen; pipe text on stdin or pass --text",
+};
+
 /** Reads (when given a stream) and screens one text; throws UsageError for an empty, whitespace-only or refused input. */
 export async function checkText(options: CheckTextOptions): Promise<CheckTextResult> {
   refuseUnknownOptions("checkText", options, CHECK_TEXT_OPTION_KEYS);
+  return screenOneText(options, LIBRARY_WORDS);
+}
+
+/** checkText with its refusals of an empty input in `words`. */
+async function screenOneText(options: CheckTextOptions, words: NothingToScreenWords): Promise<CheckTextResult> {
   const input: unknown = options.input;
   const readable = typeof input === "object" && input !== null && typeof (input as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function";
   if (typeof input !== "string" && !readable) throw new UsageError("checkText option input must be a string or a readable stream");
@@ -75,11 +102,10 @@ export async function checkText(options: CheckTextOptions): Promise<CheckTextRes
   }
   // `echo` appends one newline (or CRLF): it is not part of the text the user meant to screen.
   const text = typeof options.input === "string" ? options.input : (await readBoundedText(options.input, options.maxInputBytes)).replace(/\r?\n$/, "");
-  const given = typeof options.input === "string" ? "the text given (--text) is empty" : "no input text on stdin";
-  if (text === "") throw new UsageError(`${given}: nothing to screen; pipe text on stdin or pass --text with some text`);
+  if (text === "") throw new UsageError(typeof options.input === "string" ? words.emptyText : words.emptyStream);
   // A text of whitespace alone is refused the same way: there is nothing to screen, and a
   // canary call on it would be spent for a verdict that says nothing.
-  if (isBlankText(text)) throw new UsageError("the input text is only whitespace: nothing to screen; pipe text on stdin or pass --text");
+  if (isBlankText(text)) throw new UsageError(words.blank);
   const pipeline = typeof options.pipeline === "function" ? await options.pipeline() : options.pipeline;
   // A canary pool is pinned to one identity, and an OpenAI-compatible canary server must show
   // it holds a whole window, before the text is sent anywhere. A pipeline without backends (its
@@ -124,11 +150,14 @@ export async function check(options: CheckOptions) {
   const plan = Object.freeze({ ...settings, ...(options.judgeModel !== undefined ? { judgeModel: options.judgeModel } : {}) });
   if (options.text === undefined) await io.reporter.readingStdin();
   const built: { pipeline?: PipelineBase } = {};
-  const { verdict, canaryOutage } = await checkText({
-    input: options.text !== undefined ? options.text : io.stdin,
-    // Built after the input is read: an empty input is refused before a bad pipeline setting.
-    pipeline: async () => (built.pipeline = await createPipeline(plan)),
-  });
+  const { verdict, canaryOutage } = await screenOneText(
+    {
+      input: options.text !== undefined ? options.text : io.stdin,
+      // Built after the input is read: an empty input is refused before a bad pipeline setting.
+      pipeline: async () => (built.pipeline = await createPipeline(plan)),
+    },
+    CLI_WORDS,
+  );
   const failed = failedCanaryReason(verdict.toRecord());
   if (failed !== null) {
     const { canaryOutageWarning, canaryReplyWarning, canaryTarget } = await import("../pipeline/canary-warning.js");

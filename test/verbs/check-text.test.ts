@@ -60,7 +60,32 @@ describe("checkText", () => {
         "input exceeds 10 bytes, the most check reads; a longer text goes through screen or ingest as a JSONL record, which they cut into segments",
       ),
     );
-    await expect(run(Buffer.from("\n"))).rejects.toThrow("no input text on stdin: nothing to screen; pipe text on stdin or pass --text with some text");
+    await expect(run(Buffer.from("\n"))).rejects.toThrow(new UsageError("checkText option input (a stream) held no text: nothing to screen"));
+    expect(built).toBe(0);
+  });
+
+  it("an empty or blank input is refused in the library's terms, naming the option and no CLI flag", async () => {
+    let built = 0;
+    const pipeline = () => {
+      built++;
+      return structuralOnly();
+    };
+    const refusals: string[] = [];
+    for (const input of ["", " \t\n", Readable.from([Buffer.from("\r\n")]), Readable.from([Buffer.from("\u3000\n")])]) {
+      const error = await checkText({ input, pipeline }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(UsageError);
+      refusals.push((error as UsageError).message);
+    }
+    expect(refusals).toEqual([
+      "checkText option input is an empty string: nothing to screen",
+      "checkText option input is only whitespace: nothing to screen",
+      "checkText option input (a stream) held no text: nothing to screen",
+      "checkText option input is only whitespace: nothing to screen",
+    ]);
+    for (const message of refusals) expect(message).not.toContain("--");
     expect(built).toBe(0);
   });
 });
