@@ -26,7 +26,7 @@ export const NOT_CANONICAL: unique symbol = Symbol("not canonical");
  * `limits` (values built, containers and scalars, and container nesting below it), else NOT_CANONICAL.
  */
 export function canonicalValue(bytes: Buffer, shape: Shape, limits: ValueLimits): unknown {
-  if (!isUtf8(bytes)) return NOT_CANONICAL;
+  if (mayHoldMoreValues(bytes, bytes.length, limits.maxValues) || !isUtf8(bytes)) return NOT_CANONICAL;
   const text = bytes.toString("utf8");
   if (hasSurrogateEscape(text)) return NOT_CANONICAL;
   try {
@@ -107,6 +107,7 @@ function leavingString(bytes: Buffer, shape: Shape, limits: ValueLimits, key: st
     const value = canonicalValue(bytes, shape, limits);
     return value === NOT_CANONICAL ? NOT_CANONICAL : { value, left: null };
   }
+  if (mayHoldMoreValues(bytes, open, limits.maxValues)) return NOT_CANONICAL;
   // The object with the string emptied: `{…,"<key>":""}`.
   const rest = `${bytes.toString("utf8", 0, open + 1)}"}`;
   if (hasSurrogateEscape(rest)) return NOT_CANONICAL;
@@ -120,6 +121,33 @@ function leavingString(bytes: Buffer, shape: Shape, limits: ValueLimits, key: st
   const keys = Object.keys(value);
   if (keys[keys.length - 1] !== key || !fits(value, shape, limits) || JSON.stringify(value) !== rest) return NOT_CANONICAL;
   return { value, left: { key, json: bytes.subarray(open, close + 1), length } };
+}
+
+/**
+ * Whether the JSON text in `bytes` up to `end` may hold more than `maxValues` values, so that
+ * JSON.parse would build more than the limit allows before it could be counted (a record of
+ * `{}`s builds some 100 bytes of heap for every 3 it has). A value is at least one byte, and every
+ * one but the first follows a separator, so fewer than 2 × maxValues bytes hold no more; in a
+ * longer text every value but the outermost follows a comma or opens its container, so commas and
+ * opening brackets outside strings (plus one) bound the count. Such a text is read strictly, which
+ * counts as it builds.
+ */
+function mayHoldMoreValues(bytes: Buffer, end: number, maxValues: number): boolean {
+  if (end + 1 <= 2 * maxValues) return false;
+  let bound = 1;
+  for (let i = 0; i < end; i++) {
+    const unit = bytes[i] as number;
+    if (unit === QUOTE) {
+      for (i++; i < end; i++) {
+        const inner = bytes[i] as number;
+        if (inner === BACKSLASH) i++;
+        else if (inner === QUOTE) break;
+      }
+    } else if ((unit === COMMA || unit === OPEN_BRACE || unit === OPEN_BRACKET) && ++bound > maxValues) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** Shortest last string worth serializing apart (an export record's text; a digest is not). */
@@ -151,6 +179,9 @@ function serializesTo(value: unknown, text: string, bytes: Buffer): boolean {
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
 const CLOSE_BRACE = 0x7d;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
 /**
  * Byte tables: the letters after a backslash in the escapes JSON.stringify writes by letter (for a
  * quote, a backslash, and b f n r t), and the control characters it writes so (never as `u00XX`).

@@ -429,6 +429,12 @@ export class StrictJsonParser {
     if (written > this.maxTokenBytes) {
       throw new StrictStreamError("too_many_chars", `a string, key or number longer than ${this.maxTokenBytes} bytes`, this.inElement);
     }
+    // Every character takes at most six bytes as written (`\u0001`), so a token already written in
+    // more than six bytes for each character the budget has left cannot fit it: refused while it is
+    // read, with countChars' own words, instead of once it was held whole.
+    if (written > 6 * (this.budget.maxChars - this.used.chars)) {
+      throw new StrictStreamError("too_many_chars", `more than ${this.budget.maxChars} characters`, this.inElement);
+    }
   }
 
   private skipped(type: JsonType, start: number): SkippedValue {

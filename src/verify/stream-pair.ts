@@ -4,7 +4,7 @@
 // pair read canonically is walked twice at once, on this thread and a worker (pair-worker.ts),
 // each checking its share of the records (pair-share.ts), and the worker's findings are merged.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
-import { ANY_SHAPE, StrictStreamError, type Shape, type StrictStreamEvent } from "../core/parse-line.js";
+import { ANY_SHAPE, StrictStreamError, type Shape, type StreamBudget, type StrictStreamEvent } from "../core/parse-line.js";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,12 +21,26 @@ import { assembleProblems, headOf, RECORDS_KEY, StreamedExport, StreamedManifest
 import { displayText } from "../core/display-text.js";
 
 /**
- * What one streamed record may hold, and separately the rest of a document: the whole-document
- * value budget, now per record (so every record of a document that verified before still does),
- * and the characters (of strings, keys and numbers) of the largest input item any policy allows
- * (its `max_item_bytes` ceiling; a character takes at least one byte) plus 1 MiB for its fields.
+ * What one streamed record may hold: the characters (of strings, keys and numbers) of the largest
+ * input item any policy allows (its `max_item_bytes` ceiling; a character takes at least one
+ * byte) plus 1 MiB for its fields, and 100,000 JSON values. A value costs some 100 bytes built
+ * (`{}` is two bytes written), and a record's garbage is collected some records later: a pair
+ * of 400 manifest records of 90,000 values each peaked at 161 MB, one of 180 of 240,000 at 260 MB.
+ * A manifest record of ingest's has about 40 values a segment, so this holds records of some
+ * 2,500 segments, 300 times the default policy's (docs/ingest.md, "Verify memory").
  */
-const BUDGET = { maxValues: MAX_DOCUMENT_VALUES, maxChars: MAX_ITEM_BYTES_CEILING + 1024 * 1024 };
+const RECORD_BUDGET = { maxValues: 100_000, maxChars: MAX_ITEM_BYTES_CEILING + 1024 * 1024 };
+/**
+ * What the rest of a document (everything but its `records`) may hold: ingest writes fewer than
+ * 200 values and a few kilobytes there. The manifest's is built whole and held while every record
+ * is read; of the export's, only the members the export format has are built (the others are
+ * checked and counted, not built: docs/ingest.md), so its count costs no memory.
+ */
+const REST_BUDGETS: Readonly<Record<DocumentLabel, StreamBudget>> = {
+  manifest: { maxValues: 10_000, maxChars: 1024 * 1024 },
+  export: { maxValues: MAX_DOCUMENT_VALUES, maxChars: 1024 * 1024 },
+  index: { maxValues: 10_000, maxChars: 1024 * 1024 },
+};
 /**
  * The longest string, key or number read, in bytes as written: the JSON string of the largest
  * text any policy admits, escaped at worst (a control character takes six bytes), plus 1 MiB.
@@ -57,13 +71,14 @@ export interface PairReading {
   readonly problems: VerifyProblem[];
 }
 
-function readReason(error: unknown): string {
+function readReason(error: unknown, label: DocumentLabel): string {
   if (error instanceof StrictFileError) return fileReasonWords(error);
   if (!(error instanceof StrictStreamError)) return "unreadable";
-  if (error.code !== "too_many_chars") return refusalReason(error.code, BUDGET.maxValues, error.inElement ? " in one record" : "");
+  const [budget, where] = error.inElement ? [RECORD_BUDGET, " in one record"] : [REST_BUDGETS[label], " outside the records"];
+  if (error.code !== "too_many_chars") return refusalReason(error.code, budget.maxValues, error.code === "too_many_values" ? where : "");
   return error.message.startsWith("a string")
     ? `a string, key or number longer than ${MAX_TOKEN_BYTES} bytes, the most verify holds`
-    : `more than ${BUDGET.maxChars} characters${error.inElement ? " in one record" : " outside the records"}, the most verify holds`;
+    : `more than ${budget.maxChars} characters${where}, the most verify holds`;
 }
 
 /** One document being walked: pulls events, remembers the end and a read failure. */
@@ -92,8 +107,8 @@ class Walk {
     const options = {
       shape,
       stream: new Map([[RECORDS_KEY, elementShape]]),
-      rest: BUDGET,
-      element: BUDGET,
+      rest: REST_BUDGETS[label],
+      element: RECORD_BUDGET,
       maxTokenBytes: MAX_TOKEN_BYTES,
       ...(chunkBytes === undefined ? {} : { chunkBytes }),
       ...(onChunk === undefined ? {} : { onChunk }),
@@ -117,7 +132,7 @@ class Walk {
       }
       this.failure = {
         code: this.label === "manifest" ? "manifest_unreadable" : "export_unreadable",
-        message: `cannot read ${this.label} ${displayText(this.path)} (${readReason(error)})`,
+        message: `cannot read ${this.label} ${displayText(this.path)} (${readReason(error, this.label)})`,
       };
       return null;
     }

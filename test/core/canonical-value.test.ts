@@ -6,7 +6,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
 import { NotCanonicalLayout, readCanonicalJsonFile } from "../../src/core/canonical-json-file.js";
 import { canonicalValue, NOT_CANONICAL, stringLeavingRead } from "../../src/core/canonical-value.js";
@@ -277,6 +277,27 @@ describe("code points of strict UTF-8 outside control characters", () => {
     expect(canonicalValue(Buffer.from([0x22, 0xc3, 0x28, 0x22]), ANY_SHAPE, LIMITS)).toBe(NOT_CANONICAL);
     // A backslash written out before "ud" is text, not a surrogate escape.
     expect(canonicalValue(bytes('"C:\\\\udata"'), ANY_SHAPE, LIMITS)).toBe("C:\\udata");
+  });
+
+  it("never hands JSON.parse a text that may hold more values than the budget, and still parses long texts of few values", () => {
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const limits = { maxValues: 100, maxDepth: 30 };
+      const many = `[${Array(150).fill("{}").join(",")}]`;
+      expect(canonicalValue(bytes(many), ANY_SHAPE, limits)).toBe(NOT_CANONICAL);
+      const leaving = stringLeavingRead("text");
+      expect(leaving(bytes(`{"m":[${Array(150).fill(0).join(",")}],"text":"${"x".repeat(300)}"}`), ANY_SHAPE, limits)).toBe(NOT_CANONICAL);
+      expect(parse).not.toHaveBeenCalled();
+      // Commas and brackets inside strings are not values: a long text of three values is parsed.
+      const quoted = `["${"a,[{".repeat(100)}","\\",[{"]`;
+      expect(canonicalValue(bytes(quoted), ANY_SHAPE, limits)).toEqual(["a,[{".repeat(100), '",[{']);
+      expect(parse).toHaveBeenCalledTimes(1);
+      // Within the budget, however long: the values are counted after the parse as before.
+      expect(canonicalValue(bytes(`[${Array(99).fill(0).join(",")}]`), ANY_SHAPE, limits)).toHaveLength(99);
+      expect(canonicalValue(bytes(`[${Array(100).fill(0).join(",")}]`), ANY_SHAPE, limits)).toBe(NOT_CANONICAL);
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
 

@@ -211,6 +211,26 @@ describe("the strict streaming reader", () => {
     expect(streamed(ok, [7], { stream: new Map([["records", ANY_SHAPE]]), maxTokenBytes: 100 })).toMatchObject({ ok: true });
   });
 
+  it("a string written in more than six bytes for each character the budget has left is refused before it ends", () => {
+    const budgets = { stream: new Map([["records", ANY_SHAPE]]), rest: { maxValues: 100, maxChars: 20 }, element: { maxValues: 100, maxChars: 10 } };
+    // Outside the records the key `abcd` used 4 of 20 characters: 16 escapes of six bytes fit, a 17th does not.
+    // In a record (the key `records` counts outside it) 10 of 10 are left.
+    for (const [open, left] of [
+      ['{"abcd":"', 16],
+      ['{"records":["', 10],
+    ] as const) {
+      const reader = new StrictJsonStream(budgets);
+      reader.write(enc(open));
+      reader.write(enc("\\u0001".repeat(left)));
+      expect(reader.failed).toBeNull();
+      reader.write(enc("\\u"));
+      expect(reader.failed?.code).toBe("too_many_chars");
+    }
+    // Escapes that are short as written fit as before: 10 characters of `\n` (20 bytes) in a record.
+    expect(streamed(enc(`{"records":["${"\\n".repeat(10)}"]}`), [3], budgets)).toMatchObject({ ok: true });
+    expect(streamed(enc(`{"records":["${"\\n".repeat(11)}"]}`), [3], budgets)).toMatchObject({ ok: false, code: "too_many_chars" });
+  });
+
   it("with a shape, unused values are checked but not built (the export's shape)", () => {
     const exportShape = EXPORT_SHAPE.object?.fields?.get("records")?.array?.items;
     expect(exportShape).toBeDefined();

@@ -175,6 +175,32 @@ describe("verify's memory is bounded on hostile documents", () => {
     expect(() => parseJsonDocument('{"x":{"a":1,"\\u0061":2}}', "export", null, 1000)).toThrow("duplicate key");
   });
 
+  it("a manifest's members outside its records are held to 10,000 values and 1 MiB of characters, on the fast read and the exact one", async () => {
+    const { run, manifest, exportPath } = await writtenPair();
+    const head = (extra: Json, spaced: boolean): string => {
+      const m = reparse(run.manifest.document) as Json;
+      m.pipeline.extra = extra;
+      const bytes = canonicalJsonUnchecked(m);
+      // A leading space: not laid out as ingest writes, so the exact reader reads it.
+      return spaced ? ` ${bytes}` : bytes;
+    };
+    for (const spaced of [false, true]) {
+      // Within the budget: read, and reported for what it is (a field the manifest has no place for).
+      await writeFile(manifest, head(Array(9_000).fill({}), spaced));
+      const within = await verifyFiles({ manifest, export: exportPath });
+      expect(within.readable).toBe(true);
+      expect(within.consistent).toBe(false);
+      await writeFile(manifest, head(Array(10_001).fill({}), spaced));
+      expect((await verifyFiles({ manifest, export: exportPath })).problems).toEqual([
+        { code: "manifest_unreadable", message: `cannot read manifest ${manifest} (more than 10000 JSON values outside the records, the most verify holds)` },
+      ]);
+      await writeFile(manifest, head("x".repeat((1 << 20) + 1), spaced));
+      expect((await verifyFiles({ manifest, export: exportPath })).problems).toEqual([
+        { code: "manifest_unreadable", message: `cannot read manifest ${manifest} (more than 1048576 characters outside the records, the most verify holds)` },
+      ]);
+    }
+  });
+
   it("`verify` on a hostile export exits 1 with the export's problems", async () => {
     const { manifest, exportPath } = await writtenPair();
     await writeFile(exportPath, hostile(300_000));
@@ -205,15 +231,16 @@ describe("a pair read whole is held to what fits in verify's memory", () => {
     expect(small.consistent).toBe(false);
   });
 
-  it("a manifest member after its records, with more than 500,000 values: the manifest is unreadable, saying why", async () => {
-    const { run, manifest } = await writtenPair();
+  it("a manifest member after its records, and more than 500,000 values in all: the manifest is unreadable, saying why", async () => {
+    const { run, manifest } = await writtenPair(6);
     const { records, counts, ...rest } = reparse(run.manifest.document) as Json;
-    const countsLast = (values: unknown) => JSON.stringify({ ...rest, records, counts: values });
-    await writeFile(manifest, countsLast(Array(500_001).fill(0)));
+    // Each record within its own budget when streamed; read whole, the document's values add up.
+    const countsLast = (junk: number) => JSON.stringify({ ...rest, records: records.map((r: Json) => ({ ...r, junk: Array(junk).fill(0) })), counts });
+    await writeFile(manifest, countsLast(90_000));
     const result = await verifyFiles({ manifest });
     expect(result.problems.map((p) => p.code)).toEqual(["manifest_unreadable"]);
     expect(result.problems[0]?.message).toContain(`more than 500000 JSON values, ${WHY}`);
-    await writeFile(manifest, countsLast(counts));
+    await writeFile(manifest, countsLast(0));
     expect((await verifyFiles({ manifest })).readable).toBe(true);
   });
 });
