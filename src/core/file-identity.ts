@@ -6,7 +6,7 @@
 // The identity of a path is the real path it resolves to (every symlink followed, the missing
 // tail kept as given under the real path of its nearest existing ancestor) and, when the file
 // exists, its (device, inode) pair: two paths are one file when either matches.
-import { fstatSync } from "node:fs";
+import { fstatSync, type Stats } from "node:fs";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "./errors.js";
@@ -108,15 +108,26 @@ export async function refuseSharedFiles(cwd: string, files: readonly RunFile[], 
 
 /**
  * What `path` is when it exists and is a special file ("a named pipe", "a character device",
- * …), else null. A whole-file write renames over its target and `--overwrite` unlinks it, so
- * either would put a regular file where `/dev/null` or a named pipe was (as root, for every
- * process of the host); a symlink is replaced itself, never what it points to, and a rename over
- * a directory fails (callers that can name a directory better do so first). `follow`: for a
+ * …), or a symlink to one ("a symlink to a named pipe"), else null. A whole-file write renames
+ * over its target and `--overwrite` unlinks it, so either would put a regular file where
+ * `/dev/null` or a named pipe was (as root, for every process of the host). A symlink is replaced
+ * itself, never what it points to, so one to a regular file (or to nothing) is replaced like a
+ * file; but one to a special file is refused too: `--junit /dev/stdout` asks for the report on
+ * the terminal or a pipe (`/dev/stdout` is a symlink to `/proc/self/fd/1`), and replacing the
+ * link would give the report to nobody and take `/dev/stdout` from every process. A rename over a
+ * directory fails (callers that can name a directory better do so first). `follow`: for a
  * writer that opens the path instead, what a symlink there leads to (it would write into that).
  */
 export async function specialFileKind(path: string, options: { readonly follow?: boolean } = {}): Promise<string | null> {
   const info = await (options.follow === true ? stat(path) : lstat(path)).catch(() => null);
-  if (info === null || info.isFile() || info.isSymbolicLink() || info.isDirectory()) return null;
+  if (info === null || info.isFile() || info.isDirectory()) return null;
+  if (!info.isSymbolicLink()) return specialKind(info);
+  const target = await stat(path).catch(() => null);
+  return target === null || target.isFile() || target.isDirectory() ? null : `a symlink to ${specialKind(target)}`;
+}
+
+/** The words for a file that is neither a regular file, a directory nor a symlink. */
+function specialKind(info: Stats): string {
   if (info.isFIFO()) return "a named pipe";
   if (info.isCharacterDevice()) return "a character device";
   if (info.isBlockDevice()) return "a block device";

@@ -25,11 +25,34 @@ afterEach(async () => {
 const stillAPipe = async () => expect((await lstat(fifo)).isFIFO()).toBe(true);
 
 describe("special files as write targets", () => {
-  it("specialFileKind names a pipe and a device, and passes files, symlinks and missing paths", async () => {
+  it("specialFileKind names a pipe, a device and a symlink to either, and passes files, symlinks to files or nothing, and missing paths", async () => {
     expect(await specialFileKind(fifo)).toBe("a named pipe");
     expect(await specialFileKind("/dev/null")).toBe("a character device");
-    await symlink(fifo, join(dir, "link"));
-    for (const path of [join(dir, "in.jsonl"), join(dir, "link"), join(dir, "missing")]) expect(await specialFileKind(path)).toBeNull();
+    await symlink(fifo, join(dir, "to-pipe"));
+    await symlink("/dev/null", join(dir, "to-device"));
+    expect(await specialFileKind(join(dir, "to-pipe"))).toBe("a symlink to a named pipe");
+    expect(await specialFileKind(join(dir, "to-device"))).toBe("a symlink to a character device");
+    await symlink(join(dir, "in.jsonl"), join(dir, "to-file"));
+    await symlink(join(dir, "missing"), join(dir, "dangling"));
+    for (const name of ["in.jsonl", "to-file", "dangling", "missing"]) expect(await specialFileKind(join(dir, name))).toBeNull();
+  });
+
+  it("a report or target path that is a symlink to a pipe or a device (as /dev/stdout is) is refused, and the link is left as it was", async () => {
+    // `/dev/stdout` is a symlink to /proc/self/fd/1, a pipe or a terminal; replacing it would take it from every process.
+    const out = join(dir, "stdout");
+    await symlink(fifo, out);
+    const run = await runCli(["screen", "in.jsonl", "--no-canary", "--junit", "stdout"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(`error: --junit: cannot write the report ${out} (it is a symlink to a named pipe, not a regular file)`);
+    expect((await lstat(out)).isSymbolicLink()).toBe(true);
+    await stillAPipe();
+    const toDevice = join(dir, "null");
+    await symlink("/dev/null", toDevice);
+    const ingest = await runCli(["ingest", "in.jsonl", "--manifest", "null", "--overwrite", "--no-canary"], { cwd: dir });
+    expect(ingest.code).toBe(3);
+    expect(ingest.stderr).toContain(`error: --manifest ${toDevice} is a symlink to a character device, not a regular file: name a file to write`);
+    expect((await lstat(toDevice)).isSymbolicLink()).toBe(true);
   });
 
   it.each(["--sarif", "--junit"])("screen %s naming a pipe is refused before the run, naming the flag", async (flag) => {
