@@ -2,7 +2,7 @@
 // with the command's "refused" code, so scripts can tell "did not run" from a result. Library
 // errors carry a stable `code` (src/errors.ts); ERROR_OUTCOME says what each one means here.
 import { CommanderError } from "commander";
-import { LittleCanaryError, type LittleCanaryErrorCode } from "../src/core/errors.js";
+import { AfterPublicationError, LittleCanaryError, type LittleCanaryErrorCode } from "../src/core/errors.js";
 import type { IngestOutcomeCode } from "../src/ingest/run-summary.js";
 import { OutputClosedError } from "./io.js";
 
@@ -52,8 +52,9 @@ export const INGEST_EXIT: Readonly<Record<IngestOutcomeCode, number>> = { 0: 0, 
 /**
  * A command whose result was already committed when its output failed (ingest: the pair was
  * published, then stdout was closed by its reader or could not be written, so the summary or the
- * `--json` manifest on stdout is incomplete). Neither the run's outcome (the stdout that would say
- * it is cut short) nor "refused, nothing written" (3, a lie: the pair stands): ingest exits 4.
+ * `--json` manifest on stdout is incomplete; or a CI report could not be written,
+ * AfterPublicationError). Neither the run's outcome (the output that would say it is cut short)
+ * nor "refused, nothing written" (3, a lie: the pair stands): ingest exits 4.
  */
 const OUTPUT_FAILED_AFTER_COMMIT_EXIT: Readonly<Partial<Record<CommandName, number>>> = { ingest: 4 };
 
@@ -77,7 +78,7 @@ export function describeFailure(command: CommandName, error: unknown): { exitCod
     // Commander has already printed its own message (usage text included) to stderr.
     return { exitCode: refused, message: null };
   }
-  if (error instanceof OutputClosedError && error.afterCommit) {
+  if ((error instanceof OutputClosedError && error.afterCommit) || error instanceof AfterPublicationError) {
     return { exitCode: OUTPUT_FAILED_AFTER_COMMIT_EXIT[command] ?? refused, message: error.message };
   }
   if (error instanceof LittleCanaryError) return { exitCode: exitCodeForError(command, error.code), message: error.message };

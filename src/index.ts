@@ -74,5 +74,5 @@ export { classifyForHost } from "./integrations/classify.js";
 export { littleCanaryInputGuardrail } from "./integrations/openai-agents.js";
 
 // Errors and the version
-export { LittleCanaryError, UsageError, ConfigError, type LittleCanaryErrorCode } from "./core/errors.js";
+export { LittleCanaryError, UsageError, ConfigError, AfterPublicationError, type LittleCanaryErrorCode } from "./core/errors.js";
 export { VERSION } from "./core/version.js";

@@ -40,6 +40,21 @@ export class ConfigError extends LittleCanaryError {
   }
 }
 
+/**
+ * A step after a run's output was committed failed (ingest: a CI report could not be written
+ * once the manifest and export were published). The run did not end as it should, but what it
+ * committed stands and is complete: `published` says so to a caller that would otherwise take
+ * any error for "nothing written".
+ */
+export class AfterPublicationError extends LittleCanaryError {
+  override readonly name = "AfterPublicationError";
+  /** Always true: the run's files were published before this failure, and they stand. */
+  readonly published = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("io", message, options);
+  }
+}
+
 /** The error's class name if it looks like an identifier, so no message text can leak through it. */
 export function errorClassName(error: unknown): string {
   if (typeof error !== "object" || error === null) return "Error";

@@ -10,7 +10,7 @@
 import { requiredCanaryContext } from "../canary/context.js";
 import { pipelineIdentity } from "../cache/identity.js";
 import type { VerdictCache } from "../cache/verdict-cache.js";
-import { LittleCanaryError } from "../core/errors.js";
+import { AfterPublicationError, LittleCanaryError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { orAbort } from "../core/or-abort.js";
 import type { ManifestRecord } from "../documents/schemas.js";
@@ -307,13 +307,14 @@ async function writeReports(reports: CiReports, summary: IngestRunSummary, publi
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : "unknown error";
-    throw new LittleCanaryError("io", `the manifest and export were published, but a CI report could not be written (${reason})`, { cause: error });
+    throw new AfterPublicationError(`the manifest and export were published, but a CI report could not be written (${reason})`, { cause: error });
   }
 }
 
 /** A refusal after `overwrite` removed the previous pair says so: "nothing written" alone would let a user believe the old pair still stands. */
 function previousPairGone(error: unknown): unknown {
-  if (!(error instanceof LittleCanaryError) || error.message.includes("previous pair")) return error;
+  // After publication the new pair stands in the old one's place: nothing to add.
+  if (!(error instanceof LittleCanaryError) || error instanceof AfterPublicationError || error.message.includes("previous pair")) return error;
   error.message = `${error.message} (the previous pair was already removed by --overwrite)`;
   return error;
 }

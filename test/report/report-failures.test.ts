@@ -2,6 +2,7 @@
 // only once the run's result is final (a refused run shows no finding on GitHub), a report
 // path that is a directory is refused before any check, naming the flag, and a report that
 // cannot be written at the end names its flag and file and leaves no scratch file behind.
+import { mkdirSync } from "node:fs";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,7 +11,9 @@ import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { screenWithReports } from "../../src/report/screen-reports.js";
 import { runCli } from "../support/cli.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { ingestOptions, tempDir } from "../support/publish-fixtures.js";
+import { ingestOptions, tempDir, verifyPairIn } from "../support/publish-fixtures.js";
+import { AfterPublicationError } from "../../src/core/errors.js";
+import { describeFailure } from "../../cli/exit-codes.js";
 
 let ollama: OllamaStandIn;
 let dir: string;
@@ -42,6 +45,29 @@ describe("CI reports of a run that fails after its checks", () => {
     await expect(refused).rejects.toThrow(/refused after the checks/);
     expect(lines).toEqual([]);
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
+  });
+
+  it("an ingest whose report cannot be written once the pair is published: the pair stands, the error says so, and the CLI exits 4, not 3", async () => {
+    // A first pair, replaced with --overwrite: the new one stands, so the error says nothing of the old.
+    await ingestFiles(ingestOptions(dir, ollama.url));
+    const failed = await ingestFiles(
+      ingestOptions(dir, ollama.url, {
+        overwrite: true,
+        reports: { sarif: "out.sarif" },
+        // After the checks, before publication, something takes the report's path.
+        reporter: { finished: () => mkdirSync(join(dir, "out.sarif")) },
+      }),
+    ).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(AfterPublicationError);
+    expect((failed as AfterPublicationError).published).toBe(true);
+    expect((failed as Error).message).toMatch(/^the manifest and export were published, but a CI report could not be written \(--sarif: .*\(EISDIR\)\)$/);
+    expect(await verifyPairIn(dir)).toMatchObject({ consistent: true });
+    expect(describeFailure("ingest", failed)).toEqual({ exitCode: 4, message: (failed as Error).message });
+    // Nothing is committed by screen's reports: there the same failure is a refusal.
+    expect(describeFailure("screen", failed).exitCode).toBe(2);
   });
 
   it("screen --sarif naming a directory is refused before any check, naming the flag, with no annotation", async () => {
