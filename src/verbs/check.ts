@@ -12,6 +12,8 @@ import { nonEmpty } from "../canary/pipeline-options.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { failedCanaryReason, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import { OPTION_LABELS, resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
+import { batchState } from "../screen/check-item.js";
+import type { BatchState } from "../documents/schemas.js";
 import type { VerbIo } from "./reporter.js";
 
 /** Far above the structural limit (4000 code points) so the filter, not the reader, decides. */
@@ -120,16 +122,17 @@ async function screenOneText(options: CheckTextOptions, words: NothingToScreenWo
 }
 
 /**
- * The exit code of one check: 1 for a detection (blocked, or flagged by the advisory); 2 when
- * coverage failed or did not run; 0 only when the text is safe and both layers were exercised.
- * A fail-closed denial is a coverage failure, not a detection.
+ * The exit code of one check: the state `screen` gives the same verdict as a batch item
+ * (batchState: block, then degraded, then flag, then unexercised, then pass), as `screen` exits
+ * for a batch of that one item. 1 for a block or a flag; 2 when the canary was out (degraded) or a
+ * layer did not run (unexercised) and no block outranks it; 0 only when the text is safe and both
+ * layers ran. A fail-closed denial is a coverage failure, not a detection.
  */
 export function checkExitCode(verdict: PipelineVerdict): 0 | 1 | 2 {
-  if (!verdict.safe && verdict.blockedBy !== "fail_closed") return 1;
-  if (verdict.degraded || !verdict.exercised) return 2;
-  if (verdict.advisory.flagged) return 1;
-  return 0;
+  return STATE_EXIT[batchState(verdict)];
 }
+
+const STATE_EXIT: Readonly<Record<BatchState, 0 | 1 | 2>> = { block: 1, flag: 1, degraded: 2, unexercised: 2, pass: 0 };
 
 /** The settings of one `check`: the canary settings, the text (absent: read from `io.stdin`) and an optional judge. */
 export interface CheckOptions extends CanarySettings {
