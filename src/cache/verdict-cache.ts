@@ -335,7 +335,9 @@ export class VerdictCache {
       const found = inspectSchema(db, path);
       // A command that needs an existing cache (stats, prune) does not make one of an empty file.
       if (found === "empty" && (readonly || options.mustExist === true)) {
-        throw new CacheFileError("foreign", path, `the file ${displayText(path)} is an empty SQLite database, not a little-canary verdict cache`);
+        // SQLite reads a file of no bytes as a database with no tables: to a user it is an empty file.
+        const what = fileSize(path)?.size === 0 ? "an empty file (0 bytes)" : "an empty SQLite database";
+        throw new CacheFileError("foreign", path, `the file ${displayText(path)} is ${what}, not a little-canary verdict cache`);
       }
       if (!readonly) {
         let converted = false;

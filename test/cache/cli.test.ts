@@ -171,9 +171,16 @@ describe("cache CLI", () => {
       const run = await runCli(["cache", ...args, "--cache", "empty.sqlite"], { cwd: dir });
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stdout).toBe("");
-      expect(run.stderr).toContain(`${join(dir, "empty.sqlite")} is an empty SQLite database, not a little-canary verdict cache`);
+      expect(run.stderr).toContain(`${join(dir, "empty.sqlite")} is an empty file (0 bytes), not a little-canary verdict cache`);
       expect(readFileSync(join(dir, "empty.sqlite")).length).toBe(0);
     }
+    // A SQLite database with no tables (its pages written) is named as one.
+    const db = new Database(join(dir, "tables-gone.sqlite"));
+    db.exec("CREATE TABLE t (x); DROP TABLE t;");
+    db.close();
+    const run = await runCli(["cache", "stats", "--cache", "tables-gone.sqlite"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${join(dir, "tables-gone.sqlite")} is an empty SQLite database, not a little-canary verdict cache`);
   });
 
   it("a file that is not a verdict cache is refused naming the path (exit 2)", async () => {
