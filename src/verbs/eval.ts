@@ -36,8 +36,11 @@ function evalPlan(options: EvaluateOptions): EvalOptions {
   const canaryMode = (options.mode ?? (options.model !== undefined ? "pipeline" : "structural-only")) !== "structural-only";
   // model stays required in canary modes (runEval says so); the provider settings only choose the server.
   const backend = providerOptionsFromSettings(options, io, options.model ?? "");
-  // The environment is read only when a canary will be called (as `demo` does).
-  const timeout = canaryMode ? { timeoutSeconds: evalTimeout(options.timeout, io.env) } : {};
+  // Resolved in every mode, so an invalid LITTLE_CANARY_TIMEOUT is refused as check, screen and
+  // ingest refuse it even without a canary (a typo is caught before a run that would use it);
+  // passed on only when a canary will be called.
+  const timeoutSeconds = evalTimeout(options.timeout, io.env);
+  const timeout = canaryMode ? { timeoutSeconds } : {};
   // The ollamaUrl, or the pool of canaryEndpoint with its warnings and endpoint log. A canary mode
   // is required of a pool by runEval itself, with eval's own message.
   const pool = canaryPoolFromSettings(options, { ...io, warn: (message) => io.reporter.warn(message) }, true);

@@ -281,13 +281,17 @@ describe("usage and interruption", () => {
     await expect(readFile(out)).rejects.toThrow();
   });
 
-  test("a bad LITTLE_CANARY_TIMEOUT is refused in canary modes and never read in structural-only", async () => {
+  test("a bad LITTLE_CANARY_TIMEOUT is refused in every mode, structural-only too, before anything is written", async () => {
     const out = join(dir, "e.jsonl");
     const env = { LITTLE_CANARY_TIMEOUT: "soon" };
-    const canary = await runEvalCli(["--corpus", PROMPTS, "--model", "m", "--output", out], { cwd: REPO, env });
-    expect(canary.code).toBe(2);
-    expect(canary.stderr).toContain("LITTLE_CANARY_TIMEOUT");
-    const structural = await runEvalCli(["--corpus", PROMPTS, "--output", out], { cwd: REPO, env });
+    for (const args of [["--model", "m"], ["--mode", "structural-only"], []]) {
+      const run = await runEvalCli(["--corpus", PROMPTS, ...args, "--output", out], { cwd: REPO, env });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toContain("LITTLE_CANARY_TIMEOUT");
+      await expect(readFile(out)).rejects.toThrow();
+    }
+    // A valid one is read and, without a canary, used by nothing.
+    const structural = await runEvalCli(["--corpus", PROMPTS, "--output", out], { cwd: REPO, env: { LITTLE_CANARY_TIMEOUT: "5" } });
     expect(structural.code).toBe(0);
   });
 
