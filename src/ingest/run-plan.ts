@@ -2,11 +2,11 @@
 // value every later step reads. Step 1 of the run: every setting checked, in the order the CLI
 // reports its errors (targets, shard, policy, allowlist, then the caller's pipeline), before
 // anything is opened (run-resources.ts), read (files.ts), checked or deleted.
-import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { descriptorInode } from "../core/file-identity.js";
+import { refuseInputKind } from "../jsonl/input-kind.js";
 import type { Allowlist } from "../documents/allowlist.js";
 import { resolvePolicy, type IngestPolicy, type PolicyLabels, type PolicyOverrides } from "../documents/policy.js";
 import { validateShardSpec, type ShardSpec } from "../documents/shard.js";
@@ -190,25 +190,6 @@ export function abortFirst(plan: Pick<IngestRunPlan, "signal">): (error: unknown
 function streamFileInode(stream: unknown): string | null {
   const fd = typeof stream === "object" && stream !== null ? (stream as { fd?: unknown }).fd : undefined;
   return typeof fd === "number" ? descriptorInode(fd) : null;
-}
-
-/**
- * Refuses an input path no run can read as it needs, before anything is removed or opened: a
- * path that does not exist, a directory, and for a sharded run anything but a regular file. A sharded run reads its input
- * twice (once to hash and count it, once for its range): a named pipe or a process substitution
- * (`<(cmd)`) would be empty the second time, and the run would end saying the input changed. A
- * stat opens nothing (opening a pipe would wait for its writer); a path that cannot be stat'ed
- * is left to the read, which names the problem.
- */
-async function refuseInputKind(given: string, path: string, sharded: boolean): Promise<void> {
-  const info = await stat(path).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? ("missing" as const) : null));
-  // A mistyped input path is a setting that cannot work: refused before --overwrite removes anything.
-  if (info === "missing") throw new UsageError(`the input ${JSON.stringify(given)} does not exist`);
-  if (info === null || info.isFile()) return;
-  if (info.isDirectory()) throw new UsageError(`the input ${JSON.stringify(given)} is a directory; give a JSONL file (or - for standard input)`);
-  if (!sharded) return;
-  const kind = info.isFIFO() ? "a pipe (a named pipe or <(command))" : "not a regular file";
-  throw new UsageError(`--shard needs an input file that can be read twice: ${JSON.stringify(given)} is ${kind}; save it to a file first`);
 }
 
 /** Step 1: the targets pre-flighted, then every setting but the pipeline, which the caller builds next for the policy. */

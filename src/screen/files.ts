@@ -15,6 +15,7 @@ import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { orAbort } from "../core/or-abort.js";
 import { specialFileKind } from "../core/file-identity.js";
+import { refuseInputKind } from "../jsonl/input-kind.js";
 import { cacheNotOpened, canaryOff, pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { knownModelDigest } from "../canary/identity.js";
@@ -241,12 +242,14 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError("concurrency must be a positive integer");
   const cwd = options.cwd ?? process.cwd();
   if (options.cache !== undefined && options.cacheFile != null) throw new UsageError("give a cache or a cache file, not both");
+  const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;
+  // A path that does not exist or is a directory is refused in ingest's words, before any file is opened.
+  if (inputPath !== null) await refuseInputKind(options.input as string, inputPath, false);
   // Opened before anything is read, so a file that is not a verdict cache refuses the run now;
   // not opened at all when the canary is off (nothing checked could be stored).
   const unused = options.cacheFile == null ? null : cacheNotOpened(resolve(cwd, options.cacheFile), !canaryOff(pipeline));
   if (unused !== null) options.onCacheNote?.(unused);
   const store = options.cacheFile == null || unused !== null ? null : VerdictCache.open(resolve(cwd, options.cacheFile));
-  const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;
   const scratchDir = resolve(cwd, options.scratchDir ?? tmpdir());
   // Named with its flag before anything is read, rather than by the first scratch file it refuses.
   if (options.scratchDir !== undefined && !(await stat(scratchDir).catch(() => null))?.isDirectory()) {

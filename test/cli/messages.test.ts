@@ -1,6 +1,6 @@
 // Messages a new user reads: counts pluralised, help text without stray spaces, a progress line
 // that stays cleared after an interrupt, and errors that name their file.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -52,6 +52,23 @@ describe("messages", () => {
     const piped = await runCli(["screen", "-", "--no-canary"], { cwd: dir, stdin: '{"text":5}\n' });
     expect(piped.code).toBe(2);
     expect(piped.stderr).toContain("error: line 1: 'text' must be a non-empty string\n");
+  });
+
+  it("an input path that does not exist or is a directory is refused in the same words by screen and ingest, before any file is made", async () => {
+    await mkdir(join(dir, "folder"));
+    for (const [given, words] of [
+      ["missing.jsonl", 'error: the input "missing.jsonl" does not exist\n'],
+      ["folder", 'error: the input "folder" is a directory; give a JSONL file (or - for standard input)\n'],
+    ]) {
+      const screen = await runCli(["screen", given as string, "--no-canary", "--cache", "v.sqlite"], { cwd: dir });
+      const ingest = await runCli(["ingest", given as string, "--manifest", "m.json", "--no-canary"], { cwd: dir });
+      expect([screen.code, ingest.code]).toEqual([2, 3]);
+      for (const run of [screen, ingest]) {
+        expect(run.stdout).toBe("");
+        expect(run.stderr.endsWith(words as string)).toBe(true);
+      }
+    }
+    expect((await readdir(dir)).sort()).toEqual(["folder"]);
   });
 
   it("a one-record ingest says '1 record', not '1 records'", async () => {

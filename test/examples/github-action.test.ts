@@ -347,7 +347,7 @@ describe("the action's scripts, run locally", () => {
       expect(run.code).toBe(0);
       // screen was run on a file of that name, which does not exist: refused, exit 2.
       expect(await outputs()).toMatchObject({ "exit-code": "2" });
-      expect(run.stderr).toMatch(/could not read input file/);
+      expect(run.stderr).toContain(`error: the input "${extra.INPUT_INPUT}" does not exist`);
     }
     for (const args of ["--help", "-h", "--version", "-V", "--sarif other.sarif", "--sarif=other.sarif", "--github"]) {
       await rm(join(dir, "output.txt"), { force: true });
