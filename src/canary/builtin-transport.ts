@@ -13,6 +13,8 @@ export type BuiltinExchange =
   | { readonly kind: "body"; readonly status: number; readonly bytes: Uint8Array }
   | { readonly kind: "too_large"; readonly status: number }
   | { readonly kind: "timeout" }
+  /** The caller's signal aborted the exchange; its socket was closed. */
+  | { readonly kind: "aborted" }
   | { readonly kind: "redirect" }
   | { readonly kind: "error"; readonly error: unknown };
 
@@ -76,6 +78,7 @@ export function builtinExchange(
   body: string | undefined,
   timeoutMs: number,
   maxBodyBytes: number,
+  signal?: AbortSignal,
 ): Promise<BuiltinExchange> {
   return new Promise<BuiltinExchange>((resolve) => {
     let settled = false;
@@ -87,6 +90,7 @@ export function builtinExchange(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
       resolve(outcome);
     };
     // The deadline and the abort: destroying the request closes its socket wherever it is.
@@ -94,6 +98,11 @@ export function builtinExchange(
       finish({ kind: "timeout" });
       req?.destroy();
     }, timeoutMs);
+    const abort = (): void => {
+      finish({ kind: "aborted" });
+      req?.destroy();
+    };
+    signal?.addEventListener("abort", abort, { once: true });
     const send = (staleRetries: number): void => {
       try {
         req = request({

@@ -70,7 +70,7 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
   }
 
   /** Sends `userInput` to the canary; never throws for backend trouble, every failure is a result with a failure code. */
-  async test(userInput: string): Promise<CanaryResult> {
+  async test(userInput: string, signal?: AbortSignal): Promise<CanaryResult> {
     const result = startCanaryResult(this.model, this.#now);
     const fail = (f: WarmUpFailure | ChatFailure): CanaryResult =>
       "metadata" in f ? result.failure(f.failureCode, f.error, f.metadata, f.httpStatus) : result.failure(f.failureCode, f.error);
@@ -79,7 +79,9 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
       if (!warm.ok) return fail(warm);
       const plan = await this.beforeChat(userInput, warm);
       if (isFailure(plan)) return fail(plan);
-      const outcome = await this.post({ systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens });
+      // The warm-up is shared by concurrent callers, so only the chat itself takes this caller's abort.
+      const turn = { systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens };
+      const outcome = await this.post(signal ? { ...turn, signal } : turn);
       const chat: ChatOutcome = outcome === null ? NO_REQUEST : this.backend.interpret(outcome);
       if (!chat.ok) {
         if (chat.failureCode === "unavailable") this.onUnreachable();

@@ -77,7 +77,7 @@ abstract class ChatBackendBase {
   post(turn: ChatTurn, numCtx: number | null = null): Promise<HttpCallOutcome | null> {
     const { model, temperature, seed } = this.settings;
     const { path, body } = CHAT_PROTOCOLS[this.provider];
-    return postChat(this.#endpoint, path, body({ model, temperature, seed, numCtx, ...turn }), this.#apiKey);
+    return postChat(this.#endpoint, path, body({ model, temperature, seed, numCtx, ...turn }), this.#apiKey, turn.signal);
   }
 
   /** The checks a reply must pass before its content counts (see interpretOllamaChat, interpretOpenAIChat). */

@@ -27,6 +27,8 @@ export interface ChatTurn {
   readonly systemPrompt: string;
   readonly userContent: string;
   readonly maxTokens: number;
+  /** The caller's abort: the request is abandoned at once (HttpCallOptions.signal). Never sent. */
+  readonly signal?: AbortSignal;
 }
 
 /** The two messages of a chat: what /tokenize counts. */
@@ -123,13 +125,13 @@ export interface JsonAnswer {
 }
 
 /** What one request sends: a JSON body (a GET without one), its bounds, and an API key sent as a Bearer token when non-empty. */
-type RequestSpec = Pick<HttpCallOptions, "json" | "timeoutMs" | "maxBodyBytes"> & { readonly apiKey?: string };
+type RequestSpec = Pick<HttpCallOptions, "json" | "timeoutMs" | "maxBodyBytes" | "signal"> & { readonly apiKey?: string };
 
 /** One bounded request to `target`, authorized by the API key when set, else by the configured URL's userinfo, else not. */
-function send(fetchFn: FetchLike, target: ServiceRequestTarget, { json, timeoutMs, maxBodyBytes, apiKey = "" }: RequestSpec): Promise<HttpCallOutcome> {
+function send(fetchFn: FetchLike, target: ServiceRequestTarget, { json, timeoutMs, maxBodyBytes, apiKey = "", signal }: RequestSpec): Promise<HttpCallOutcome> {
   const authorization = apiKey !== "" ? `Bearer ${apiKey}` : target.authorization;
   const headers: Record<string, string> = authorization ? { authorization } : {};
-  return httpCall(fetchFn, target.url, { method: json === undefined ? "GET" : "POST", headers, json, timeoutMs, maxBodyBytes });
+  return httpCall(fetchFn, target.url, { method: json === undefined ? "GET" : "POST", headers, json, timeoutMs, maxBodyBytes, ...(signal ? { signal } : {}) });
 }
 
 /** One bounded request to `path` under `baseUrl` (a GET unless `json` is given); never throws. */
@@ -142,10 +144,17 @@ export async function requestJson(fetchFn: FetchLike, baseUrl: string, path: str
 }
 
 /** POSTs `body` to `path` under the endpoint, bounded in time and size; null when no request can be built. */
-export async function postChat(endpoint: ChatEndpoint, path: string, body: Record<string, unknown>, apiKey: string): Promise<HttpCallOutcome | null> {
+export async function postChat(
+  endpoint: ChatEndpoint,
+  path: string,
+  body: Record<string, unknown>,
+  apiKey: string,
+  signal?: AbortSignal,
+): Promise<HttpCallOutcome | null> {
   const target = chatTarget(endpoint, path);
   if (!target) return null;
-  return send(endpoint.fetch, target, { json: body, timeoutMs: endpoint.timeoutSeconds * 1000, maxBodyBytes: MAX_CHAT_RESPONSE_BYTES, apiKey });
+  const spec = { json: body, timeoutMs: endpoint.timeoutSeconds * 1000, maxBodyBytes: MAX_CHAT_RESPONSE_BYTES, apiKey };
+  return send(endpoint.fetch, target, signal ? { ...spec, signal } : spec);
 }
 
 /** The failure text of a reply without content (also of one that is not a JSON object at all). */

@@ -16,6 +16,11 @@ export interface HttpCallOptions {
   readonly json?: unknown;
   readonly timeoutMs: number;
   readonly maxBodyBytes: number;
+  /**
+   * The caller's own abort (a run interrupted, a client gone): the request is abandoned at once,
+   * its socket closed, and the outcome is an exception of class `AbortError`.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export type HttpCallOutcome =
@@ -170,12 +175,16 @@ export async function httpCall(fetchFn: FetchLike, url: string, options: HttpCal
     headers["content-type"] = "application/json";
     body = JSON.stringify(options.json);
   }
+  if (options.signal?.aborted === true) return ABORTED;
   const target = fetchFn === NODE_FETCH ? builtinTarget(url) : null;
   if (target !== null) {
-    return outcomeOf(await builtinExchange(target, options.method, headers, body, options.timeoutMs, options.maxBodyBytes));
+    return outcomeOf(await builtinExchange(target, options.method, headers, body, options.timeoutMs, options.maxBodyBytes, options.signal));
   }
   return fetchCall(fetchFn, url, options, headers, body);
 }
+
+/** The outcome of a call the caller aborted (HttpCallOptions.signal), whichever transport ran. */
+const ABORTED: HttpCallOutcome = Object.freeze({ kind: "exception", errorClass: "AbortError" });
 
 /** The same outcome the fetch path gives for the same reply or failure. */
 function outcomeOf(exchange: BuiltinExchange): HttpCallOutcome {
@@ -190,6 +199,8 @@ function outcomeOf(exchange: BuiltinExchange): HttpCallOutcome {
       return { kind: "unreadable_body", status: exchange.status, reason: "too_large" };
     case "timeout":
       return { kind: "timeout" };
+    case "aborted":
+      return ABORTED;
     case "redirect":
       // fetch with `redirect: "error"` rejects with a TypeError for any redirect status.
       return { kind: "exception", errorClass: "TypeError" };
@@ -220,6 +231,18 @@ async function fetchCall(
   });
   // The race may settle on the deadline first; keep the losing promise from being unhandled.
   deadline.catch(() => undefined);
+  // The caller's abort ends the call as the deadline does: the fetch is aborted (its socket
+  // released) and raced, for a fetch that ignores the signal.
+  const caller = options.signal;
+  let onAbort: (() => void) | undefined;
+  const abandoned = new Promise<HttpCallOutcome>((resolve) => {
+    if (caller === undefined) return;
+    onAbort = () => {
+      controller.abort(caller.reason);
+      resolve(ABORTED);
+    };
+    caller.addEventListener("abort", onAbort, { once: true });
+  });
 
   const init: RequestInit = { method: options.method, headers, signal: controller.signal, redirect: "error" };
   if (body !== undefined) init.body = body;
@@ -232,13 +255,15 @@ async function fetchCall(
   };
 
   try {
-    return await Promise.race([exchange(), deadline]);
+    return await Promise.race([exchange(), deadline, abandoned]);
   } catch (error) {
+    if (caller?.aborted === true) return ABORTED;
     if (timedOut || error instanceof DeadlineExceeded) return { kind: "timeout" };
     return classify(error);
   } finally {
     // No abort after a finished exchange: the body was read or cancelled, so the connection is back in the pool already.
     clearTimeout(timer);
+    if (onAbort !== undefined) caller?.removeEventListener("abort", onAbort);
   }
 }
 

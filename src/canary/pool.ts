@@ -149,8 +149,12 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     return this.#settled;
   }
 
-  /** Sends `userInput` to the pool; never throws for backend trouble. One check, one result. */
-  async test(userInput: string): Promise<CanaryResult> {
+  /**
+   * Sends `userInput` to the pool; never throws for backend trouble. One check, one result.
+   * `signal`: the caller's abort, which abandons the call; an abandoned call is not an
+   * endpoint's failure (not retried elsewhere, never counted towards taking one out).
+   */
+  async test(userInput: string, signal?: AbortSignal): Promise<CanaryResult> {
     const pinned = await this.pin();
     if (!pinned.ok) {
       return startCanaryResult(this.model, this.#now).failure("unavailable", `Canary pool identity could not be pinned: ${pinned.error}`);
@@ -166,9 +170,13 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
       const started = this.#now();
       let result: CanaryResult;
       try {
-        result = await state.member.probe.test(userInput);
+        result = await state.member.probe.test(userInput, signal);
       } finally {
         state.inFlight--;
+      }
+      if (signal?.aborted === true) {
+        this.#serveWaiters();
+        return result;
       }
       const retryable = isRetryableFailure(result);
       state.consecutiveFailures = retryable ? state.consecutiveFailures + 1 : 0;

@@ -51,8 +51,11 @@ export interface CanaryProbe extends ChatSettings {
   readonly systemPrompt: string;
   /** Redacted `scheme://host[:port]` of the endpoint, or "<invalid endpoint>". */
   readonly endpointOrigin: string;
-  /** Sends `userInput` to the canary; never throws for backend trouble. */
-  test(userInput: string): Promise<CanaryResult>;
+  /**
+   * Sends `userInput` to the canary; never throws for backend trouble. `signal`: the caller's
+   * abort, which abandons the call (a failed result) and closes its connection.
+   */
+  test(userInput: string, signal?: AbortSignal): Promise<CanaryResult>;
   /** Whether the backend answers and has the model; never throws. */
   isAvailable(): Promise<boolean>;
 }

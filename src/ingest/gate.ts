@@ -71,8 +71,8 @@ export class IngestGateError extends LittleCanaryError {
 
 /** Structural duck type for stand-in pipelines accepted with `unverifiedPipeline`. */
 export interface CheckingPipeline {
-  /** Checks one text and resolves to its verdict. */
-  check(text: string): Promise<unknown>;
+  /** Checks one text and resolves to its verdict; `options.signal`: the run's abort (PipelineBase.check). */
+  check(text: string, options?: { readonly signal?: AbortSignal }): Promise<unknown>;
 }
 
 // A replaced probe's context cannot be verified, so only the library's own, unmodified backends

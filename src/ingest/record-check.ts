@@ -41,14 +41,22 @@ export function snapshotOf(record: RawRecord): SegmentableRecord {
   });
 }
 
-/** One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says about the canary. Never throws. */
-export async function checkSegment(pipeline: CheckingPipeline, slice: string): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
+/**
+ * One check of one segment, reduced to plain JSON and classified (classify.ts), and what it says
+ * about the canary. Never throws, but for the run's abort (`signal`): the check is abandoned and
+ * the abort's reason thrown, never recorded as the segment's error.
+ */
+export async function checkSegment(
+  pipeline: CheckingPipeline,
+  slice: string,
+  signal?: AbortSignal,
+): Promise<{ result: SegmentResult; canary: CanaryObservation }> {
   const failed = (error: string): { result: SegmentResult; canary: CanaryObservation } => ({
     result: { ...NOT_CHECKED, state: "error", error },
     canary: { kind: "not_called" },
   });
   try {
-    const verdict = await pipeline.check(slice);
+    const verdict = await pipeline.check(slice, signal ? { signal } : {});
     if (!isGenuineVerdict(verdict)) return failed("TypeError");
     if (!verdict.isFor(slice)) return failed("VerdictMismatchError");
     // The class method, not anything an instance could carry: it builds fresh plain objects
@@ -69,6 +77,7 @@ export async function checkSegment(pipeline: CheckingPipeline, slice: string): P
     };
     return { result, canary: observeCanary(json as VerdictJson) };
   } catch (error) {
+    if (signal?.aborted === true) throw signal.reason;
     return failed(error instanceof Error ? error.constructor.name : "Error");
   }
 }
@@ -98,6 +107,8 @@ export interface RunContext {
   readonly allowlist?: Allowlist;
   /** Awaited before each check that is sent (the gate's `beforeFirstCheck`: a proof that costs a chat call, made once); a rejection fails the run. */
   readonly beforeCheck?: () => Promise<void>;
+  /** The run's abort: a check in flight is abandoned (its canary call's connection closed). */
+  readonly signal?: AbortSignal;
 }
 
 /** What checking one record produced: its manifest entry and the checks sent. */
@@ -166,7 +177,7 @@ export async function checkRecord(run: RunContext, prepared: PlannedRecord, cach
     if (cacheOnly) return null;
     await run.beforeCheck?.();
     checks++;
-    const { result, canary } = await checkSegment(pipeline, segment.text);
+    const { result, canary } = await checkSegment(pipeline, segment.text, run.signal);
     breaker.record(canary);
     cache?.store(segment.sha256, result);
     results.push(result);

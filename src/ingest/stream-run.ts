@@ -179,6 +179,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
     ...(gate.beforeFirstCheck ? { beforeCheck: gate.beforeFirstCheck } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   };
   const manifestItems = await options.manifestSpool();
   const exportItems = options.exportSpool === null ? null : await options.exportSpool();

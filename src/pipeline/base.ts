@@ -27,6 +27,11 @@ export interface CanaryClients {
   readonly analyzer: Analyzer;
 }
 
+/** How one check is made: `signal`, the caller's abort (see PipelineBase.check). */
+export interface CheckOptions {
+  readonly signal?: AbortSignal;
+}
+
 /** The checks of SecurityPipeline (pipeline.ts), given its canary backends (null only with the canary off: create.ts). */
 export class PipelineBase {
   readonly options: ResolvedPipelineOptions;
@@ -102,24 +107,31 @@ export class PipelineBase {
 
   /**
    * Screens `text` and resolves to its verdict; a layer that did not run is reported as degraded or
-   * unexercised, never as clean.
+   * unexercised, never as clean. `options.signal`: the caller's abort (a run interrupted, a client
+   * gone). It abandons the canary call in flight (its connection closed; an embedded canary's
+   * call runs to its end) and the check rejects with the signal's reason instead of a verdict, so
+   * an abandoned call is never reported as the canary's outage.
    */
-  async check(text: string): Promise<PipelineVerdict> {
+  async check(text: string, options: CheckOptions = {}): Promise<PipelineVerdict> {
     if (typeof text !== "string") throw new TypeError(`text must be a string, got ${describeType(text)}`);
+    const { signal } = options;
+    signal?.throwIfAborted();
     this.#inFlight++;
     try {
-      return await this.#check(text);
+      const verdict = await this.#check(text, signal);
+      signal?.throwIfAborted();
+      return verdict;
     } finally {
       this.#inFlight--;
     }
   }
 
-  async #check(text: string): Promise<PipelineVerdict> {
+  async #check(text: string, signal: AbortSignal | undefined): Promise<PipelineVerdict> {
     const o = this.options;
     const started = this.#now();
     // A text has no more code points than UTF-16 units, so a short one needs no count.
     const length = text.length <= o.maxInputLength ? text.length : codePointLength(text);
-    if (length <= o.maxInputLength) return this.#finish(text, started, await this.#evaluate(text, { kind: "run" }));
+    if (length <= o.maxInputLength) return this.#finish(text, started, await this.#evaluate(text, { kind: "run" }, signal));
     // Length is never a detection: a long text is screened window by window (segments.ts).
     const spans = segmentSpans(length, o.maxInputLength, o.segmentOverlap);
     const slices = sliceSpans(text, spans);
@@ -135,13 +147,14 @@ export class PipelineBase {
         : { kind: "run" };
     const screened: ScreenedSegment[] = [];
     for (const [index, span] of spans.entries()) {
-      screened.push({ start: span.start, end: span.end, state: await this.#evaluate(slices[index] as string, canaryPlan) });
+      signal?.throwIfAborted();
+      screened.push({ start: span.start, end: span.end, state: await this.#evaluate(slices[index] as string, canaryPlan, signal) });
     }
     return this.#finish(text, started, combineSegments(screened));
   }
 
   /** Screens one window (a whole short text, or one window of a long one) without finishing it. */
-  async #evaluate(text: string, canaryPlan: CanaryPlan): Promise<FinishState> {
+  async #evaluate(text: string, canaryPlan: CanaryPlan, signal: AbortSignal | undefined): Promise<FinishState> {
     const o = this.options;
     const layers: LayerResult[] = [];
     let blockedBy: BlockedBy | null = null;
@@ -195,7 +208,9 @@ export class PipelineBase {
       return { layers, blockedBy, advisory, degraded: true, canaryStatus: "failed", analysisMethod, analysisStatus: "not_applicable", risk: null };
     }
     const t1 = this.#now();
-    const outcome = await this.#runCanary(text);
+    const outcome = await this.#runCanary(text, signal);
+    // An abandoned call says nothing of the canary: check() rejects instead of watching it.
+    signal?.throwIfAborted();
     const latency = seconds(this.#now() - t1);
     this.#watchCanary(outcome);
     if (outcome.kind === "failed") {
@@ -229,7 +244,7 @@ export class PipelineBase {
     };
   }
 
-  async #runCanary(text: string): Promise<CanaryOutcome> {
+  async #runCanary(text: string, signal: AbortSignal | undefined): Promise<CanaryOutcome> {
     // Set whenever the canary is on (the constructor refuses it otherwise).
     const { probe, analyzer } = this as CanaryClients;
     const failed = (coverageReason: CoverageReason, fields: Partial<FailedCanary> = {}): FailedCanary => {
@@ -239,7 +254,7 @@ export class PipelineBase {
     const analysisFailed = { canaryStatus: "exercised", analysisStatus: "failed", analysisFailed: true } as const;
     let result: CanaryResult;
     try {
-      result = await probe.test(text);
+      result = await probe.test(text, signal);
     } catch {
       return failed("probe_exception", { threw: true });
     }

@@ -13,38 +13,12 @@
 import { createHash } from "node:crypto";
 import { codePointLength } from "../core/codepoints.js";
 import { BATCH_STATES, type BatchItem, type BatchState } from "../documents/schemas.js";
-import type { VerdictJson } from "../documents/verdict-schema.js";
 import { metadataMaterial } from "../documents/segment-material.js";
-import { isGenuineVerdict, type PipelineVerdict } from "../pipeline/verdict.js";
+import { isGenuineVerdict } from "../pipeline/verdict.js";
 import { canaryProfile, type SecurityPipeline } from "../pipeline/pipeline.js";
 import { type CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, observeCanary } from "../pipeline/circuit-breaker.js";
 import type { ScreenItem } from "./admit.js";
-
-/** What the batch state is decided by, besides whether the verdict is flagged. */
-type StateFields = Pick<PipelineVerdict, "safe" | "blockedBy" | "degraded" | "canaryStatus" | "analysisStatus">;
-
-/**
- * The batch state of a verdict, first match wins. A fail-closed denial is not a detection: it stays
- * `degraded`/`unexercised`, so a batch's exit code says "coverage failed", not "attack found".
- */
-function stateOf(v: StateFields, flagged: boolean): BatchState {
-  if (!v.safe && v.blockedBy !== "fail_closed") return "block";
-  if (v.degraded) return "degraded";
-  if (flagged) return "flag";
-  if (v.canaryStatus !== "exercised" || v.analysisStatus !== "exercised") return "unexercised";
-  return "pass";
-}
-
-/** The batch state of one verdict (first match wins); a fail-closed denial stays `degraded`/`unexercised`, not `blocked`. */
-export function batchState(verdict: PipelineVerdict): BatchState {
-  return stateOf(verdict, verdict.advisory.flagged);
-}
-
-/** The batch state of a serialized verdict, by the same rules. */
-export function batchStateOfJson(v: VerdictJson): BatchState {
-  const { safe, blocked_by: blockedBy, degraded, canary_status: canaryStatus, analysis_status: analysisStatus } = v;
-  return stateOf({ safe, blockedBy, degraded, canaryStatus, analysisStatus }, v.advisory.flagged);
-}
+import { batchState } from "./batch-state.js";
 
 /** The states whose verdict may be reused: every layer ran, so the result says something. */
 const REUSABLE_STATES: ReadonlySet<BatchItem["state"]> = new Set(["pass", "flag", "block"]);
@@ -62,6 +36,8 @@ export interface ItemCheckOptions {
   /** Shared by every item of a batch: once open, items that need the canary are not sent. */
   readonly breaker: CanaryCircuitBreaker;
   readonly cache?: ItemVerdictCache;
+  /** The batch's abort: a check in flight is abandoned (its canary call closed) and the abort's reason thrown, never an item's error. */
+  readonly signal?: AbortSignal;
 }
 
 /** The order in which a part's state decides an item's: the first that occurs wins (stateOf). */
@@ -104,17 +80,18 @@ export function hasUnscreenedPart(checked: CheckedItem): boolean {
 
 /** The check of one item against `pipeline`, as a function of the item (see the file comment). */
 export function itemChecker(pipeline: Pick<SecurityPipeline, "check">, options: ItemCheckOptions): (item: ScreenItem) => Promise<CheckedItem> {
-  const { breaker, cache } = options;
+  const { breaker, cache, signal } = options;
   const profile = canaryProfile(pipeline);
   const checkText = async (text: string, provenance: Omit<BatchItem, "state">): Promise<BatchItem> => {
     if (breaker.open && !(profile.skipsCanaryOn?.(text) ?? false)) return { ...provenance, state: "degraded", error: CIRCUIT_OPEN_ERROR };
     try {
-      const verdict = await pipeline.check(text);
+      const verdict = await pipeline.check(text, signal ? { signal } : {});
       if (!isGenuineVerdict(verdict)) throw new TypeError("check did not return a PipelineVerdict");
       const record = verdict.toRecord();
       breaker.record(observeCanary(record));
       return { ...provenance, state: batchState(verdict), verdict: record };
     } catch (error) {
+      if (signal?.aborted === true) throw signal.reason;
       // An item whose check failed was not screened: degraded, with only the error's class name.
       const name = error instanceof Error ? error.constructor.name : "Error";
       return { ...provenance, state: "degraded", error: name };

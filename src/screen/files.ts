@@ -31,7 +31,8 @@ import { CanaryCircuitBreaker, DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } f
 import { ArraySpool, frameDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { itemFromRecord, type ScreenItem } from "./admit.js";
-import { batchStateOfJson, type CheckedItem, type ItemVerdictCache } from "./check-item.js";
+import type { CheckedItem, ItemVerdictCache } from "./check-item.js";
+import { batchStateOfJson } from "./batch-state.js";
 import { screenStream, type BatchSummary } from "./screen-batch.js";
 import { displayText } from "../core/display-text.js";
 

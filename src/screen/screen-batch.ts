@@ -107,7 +107,7 @@ export async function screenStream(
     await sink(checked.item, index, checked);
   };
   // A falsy cache (a JavaScript caller's null) is no cache, as it always was.
-  const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache || undefined });
+  const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache || undefined, ...(run.signal ? { signal: run.signal } : {}) });
   await mapOrderedStream(items, check, handOver, run);
   return tally;
 }

@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
 import { pendingHealthReport, type HealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
-import { batchState } from "../screen/check-item.js";
+import { batchState } from "../screen/batch-state.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
 import { authorize, bearerToken, type BearerToken } from "./bearer-token.js";
 import { loggedCoverage, loggedMethod, loggedRoute, silentLog, type AccessLog, type AccessLogEntry, type ServerLog } from "./access-log.js";
@@ -391,10 +391,16 @@ async function answerCheck(control: ServiceControl, req: IncomingMessage, res: S
   if (admitted === null) return;
   const { parsed, pipeline } = admitted;
   // The wire form is made in the check's slot: a verdict that cannot be serialised is a failed check.
-  const done = await runQueued(control, res, async () => {
-    const verdict = await pipeline.check(parsed.text);
-    return { verdict, wire: verdict.toDict() };
-  });
+  // A caller that goes away abandons its check: the canary call in flight is closed, not left to run.
+  const done = await runQueued(
+    control,
+    res,
+    async (gone) => {
+      const verdict = await pipeline.check(parsed.text, { signal: gone });
+      return { verdict, wire: verdict.toDict() };
+    },
+    true,
+  );
   if (done === null) return;
   const { verdict, wire } = done.value;
   if (control.accessLog !== null) {

@@ -12,7 +12,7 @@ import { nonEmpty } from "../canary/pipeline-options.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { failedCanaryReason, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import { OPTION_LABELS, resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
-import { batchState } from "../screen/check-item.js";
+import { batchState } from "../screen/batch-state.js";
 import type { BatchState } from "../documents/schemas.js";
 import type { VerbIo } from "./reporter.js";
 

@@ -44,6 +44,28 @@ describe("bounded concurrency", () => {
   });
 });
 
+describe("a caller that goes away", () => {
+  it("abandons its /check: the canary's request is closed, its slot freed for the next caller, and no failure logged", async () => {
+    const ollama = await standIn();
+    const release = holdReplies(ollama, "Paris is the capital of France.");
+    cleanup.push(release);
+    const running = await service(pipelineFor(ollama.url, { canaryTimeout: 600 }), { maxConcurrent: 1, maxQueue: 1 });
+    const caller = new AbortController();
+    const gone = postJson(running.url, { text: "one" }, {}, caller.signal).catch(() => null);
+    await waitFor(() => ollama.chatRequests().length === 1);
+    caller.abort();
+    await gone;
+    // The canary's request is closed at once, not left to run to the 600 s timeout.
+    await waitFor(() => ollama.abandonedRequests() === 1);
+    // The one slot is free again: the next caller is checked (its reply released), not queued behind it.
+    release();
+    const next = await postJson(running.url, { text: "two" });
+    expect(next.status).toBe(200);
+    expect(((await next.json()) as Record<string, unknown>)["canary_status"]).toBe("exercised");
+    expect(running.logs.filter((l) => l.level === "ERROR")).toEqual([]);
+  });
+});
+
 describe("deadlines and readiness", () => {
   it("times out a client that sends headers then stalls, while /health answers before that timeout", async () => {
     const ollama = await standIn();

@@ -48,6 +48,8 @@ export interface LoopbackServer {
   sleep(ms: number): Promise<boolean>;
   /** Sends `fault` on `res` (after its latency); resolves when done or the server closes. */
   sendFault(req: RecordedRequest, res: ServerResponse, fault: TransportFault): Promise<void>;
+  /** Requests whose connection the client closed before their answer was sent. */
+  abandoned(): number;
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
@@ -101,7 +103,12 @@ export async function startLoopbackServer(handle: RouteHandler): Promise<Loopbac
     }
   };
 
+  let abandoned = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // Closed before the answer was written, and not by close(): the client went away.
+    res.once("close", () => {
+      if (!res.writableFinished && !closing) abandoned++;
+    });
     void (async () => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -168,6 +175,7 @@ export async function startLoopbackServer(handle: RouteHandler): Promise<Loopbac
     requests,
     sleep,
     sendFault,
+    abandoned: () => abandoned,
     close: async () => {
       if (closing) return;
       closing = true;

@@ -143,6 +143,8 @@ export interface OllamaStandIn {
   setLatency(ms: number): void;
   /** Make a route fail (or null to restore it); for /api/chat prefer replies. */
   setRouteFault(path: string, fault: TransportFault | null): void;
+  /** Requests whose connection the client closed before their answer was sent. */
+  abandonedRequests(): number;
   close(): Promise<void>;
 }
 
@@ -376,6 +378,7 @@ export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Pr
     url: server.url,
     port: server.port,
     requests: server.requests,
+    abandonedRequests: () => server.abandoned(),
     chatRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/api/chat" && !isWarmUp(r.body) && !isFingerprint(r.body)),
     fingerprintRequests: () => server.requests.filter((r) => r.method === "POST" && r.path === "/api/chat" && isFingerprint(r.body)),
     setFingerprintReply: (reply) => {

@@ -37,11 +37,13 @@ export function pipelineFor(ollamaUrl: string, extra: SecurityPipelineOptions = 
   return new SecurityPipeline({ mode: "advisory", ollamaUrl, canaryTimeout: 5, ...extra });
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+/** POSTs `body` to /check; `signal` lets a test go away before the answer. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
   return fetch(`${url}/check`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
+    ...(signal ? { signal } : {}),
   });
 }
 

@@ -1,0 +1,123 @@
+// A caller's abort abandons the canary call in flight: the check rejects with the abort's reason
+// (never a verdict, never an outage), the canary's connection is closed instead of left to run
+// to its timeout, and the same holds for a run of ingest or screen that is interrupted.
+import { readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parsePoolEndpoints } from "../../src/canary/pool-endpoints.js";
+import { ingestFiles } from "../../src/ingest/files.js";
+import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
+import { screenBatch } from "../../src/screen/screen-batch.js";
+import { ingestOptions, tempDir } from "../support/publish-fixtures.js";
+import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { firstChat, holdReplies } from "../support/held-replies.js";
+
+let ollama: OllamaStandIn;
+/** Lets the held replies go (after each test too, so no request is left hanging). */
+let release: () => void;
+
+beforeEach(async () => {
+  ollama = await startOllamaStandIn();
+  release = holdReplies(ollama, "A short summary of the text.");
+});
+afterEach(async () => {
+  release();
+  await ollama.close();
+});
+
+const TEXT = "Returns are accepted within 30 days of purchase.";
+const pipelineWith = (fetch?: typeof globalThis.fetch) =>
+  new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: ollama.url, canaryTimeout: 600, ...(fetch ? { fetch } : {}) });
+
+describe("a check whose caller aborts", () => {
+  it.each([
+    ["the built-in transport", undefined],
+    ["an injected fetch", ((url, init) => globalThis.fetch(url, init)) as typeof globalThis.fetch],
+  ])("rejects with the abort's reason while the canary still holds its reply, and closes that request (%s)", async (_, fetch) => {
+    const pipeline = pipelineWith(fetch);
+    const controller = new AbortController();
+    const reason = new Error("caller went away");
+    const checking = pipeline.check(TEXT, { signal: controller.signal });
+    await firstChat(ollama);
+    controller.abort(reason);
+    await expect(checking).rejects.toBe(reason);
+    await expect.poll(() => ollama.abandonedRequests()).toBe(1);
+    // The pipeline is as it was: the next check, not aborted, gets its verdict once the reply comes.
+    release();
+    const verdict = await pipeline.check(TEXT);
+    expect(verdict.canaryStatus).toBe("exercised");
+    expect(verdict.degraded).toBe(false);
+  });
+
+  it("an abort before the check sends nothing", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("already gone"));
+    await expect(pipelineWith().check(TEXT, { signal: controller.signal })).rejects.toThrow("already gone");
+    expect(ollama.chatRequests()).toHaveLength(0);
+  });
+});
+
+describe("a pool's check whose caller aborts", () => {
+  it("is tried on no other endpoint and counts against none: the next checks go to both as before", async () => {
+    // Both endpoints hold their replies: whichever the pool picks, the check is in flight when it is aborted.
+    const other = await startOllamaStandIn();
+    const releaseOther = holdReplies(other, "A short summary of the text.");
+    try {
+      const attempts: Array<Record<string, unknown>> = [];
+      const pipeline = new SecurityPipeline({
+        // One check in flight per endpoint: the held one, then the other endpoint takes the next.
+        canaryPool: { endpoints: parsePoolEndpoints([`${ollama.url}#1`, `${other.url}#1`], "--canary-endpoint"), onAttempt: (a) => attempts.push({ ...a }) },
+        canaryTimeout: 600,
+      });
+      const controller = new AbortController();
+      const held = pipeline.check(TEXT, { signal: controller.signal });
+      const chats = () => ollama.chatRequests().length + other.chatRequests().length;
+      await firstChat({ chatRequests: () => [...ollama.chatRequests(), ...other.chatRequests()] });
+      const chatsBefore = chats();
+      controller.abort(new Error("gone"));
+      await expect(held).rejects.toThrow("gone");
+      await expect.poll(() => ollama.abandonedRequests() + other.abandonedRequests()).toBe(1);
+      // Not retried on the other endpoint, and no attempt logged as a failure to be retried.
+      expect(chats()).toBe(chatsBefore);
+      expect(attempts.filter((a) => a["retried"] === true || a["taken_out"] === true)).toEqual([]);
+      release();
+      releaseOther();
+      for (let i = 0; i < 4; i++) expect((await pipeline.check(`${TEXT} ${i}`)).degraded).toBe(false);
+    } finally {
+      releaseOther();
+      await other.close();
+    }
+  });
+});
+
+describe("an interrupted run abandons its checks in flight", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+    await writeFile(join(dir, "in.jsonl"), `${JSON.stringify({ id: "a", text: TEXT })}\n`);
+  });
+  afterEach(async () => {
+    await cleanup();
+  });
+
+  it("ingestFiles rejects with the interrupt, closes the canary's request and writes nothing", async () => {
+    const controller = new AbortController();
+    const running = ingestFiles(ingestOptions(dir, ollama.url, { signal: controller.signal }));
+    await firstChat(ollama);
+    controller.abort(new Error("stop"));
+    await expect(running).rejects.toThrow("interrupted; nothing written");
+    await expect.poll(() => ollama.abandonedRequests()).toBe(1);
+    expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
+  });
+
+  it("screenBatch rejects with the abort instead of reporting a degraded item, and closes the canary's request", async () => {
+    const controller = new AbortController();
+    const reason = new Error("batch abandoned");
+    const screening = screenBatch([TEXT], pipelineWith(), { signal: controller.signal });
+    await firstChat(ollama);
+    controller.abort(reason);
+    await expect(screening).rejects.toBe(reason);
+    await expect.poll(() => ollama.abandonedRequests()).toBe(1);
+  });
+});
