@@ -1,7 +1,7 @@
 // Readiness report of a pipeline: configuration and whether the canary (and
 // judge) backends answer. It never contains secrets, URL userinfo/paths or exception text.
 import { endpointClass, endpointOrigin } from "../canary/endpoint.js";
-import { canaryKind } from "../canary/identity.js";
+import { canaryKind, poolMembers } from "../canary/identity.js";
 import type { RunContext } from "../canary/run-context.js";
 import type { CanaryClients, PipelineBase } from "./base.js";
 import type { CanaryProbe } from "../canary/types.js";
@@ -32,6 +32,12 @@ export interface HealthReport {
   readonly base_url?: string;
   readonly endpoint_origin?: string;
   readonly endpoint_class?: "loopback" | "remote" | "invalid";
+  /**
+   * A canary pool only: each endpoint's origin, in the pool's order. `endpoint_origin` then lists
+   * them too (the first four), `endpoint_class` is `remote` when any of them is (raw text leaves
+   * the machine), and there is no `ollama_url` / `base_url`: the pool replaced that one URL.
+   */
+  readonly canary_endpoints?: readonly string[];
   readonly judge_model?: string;
   readonly judge_available?: boolean;
   readonly judge_check?: "failed";
@@ -75,6 +81,12 @@ function concluded(report: HealthDraft, ready: boolean, o: ResolvedPipelineOptio
   };
 }
 
+/** The class of a pool's endpoints together: invalid if any is, else remote if any is (text leaves the machine), else loopback. */
+function poolClass(origins: readonly string[]): NonNullable<HealthReport["endpoint_class"]> {
+  const classes = origins.map((origin) => endpointClass(origin));
+  return classes.includes("invalid") ? "invalid" : classes.includes("remote") ? "remote" : "loopback";
+}
+
 /** The report before any backend has answered (`/health` before its first check): never ready while there is a canary to ask. */
 export function pendingHealthReport({ options: o }: Pick<HealthSubject, "options">): HealthReport {
   const canary = o.enableCanary ? { canary_model: o.canaryModel, canary_available: false, canary_timeout: o.canaryTimeout } : {};
@@ -99,9 +111,16 @@ export async function buildHealthReport(pipeline: HealthSubject): Promise<Health
     if (canary.threw) report.canary_check = "failed";
     report.canary_timeout = o.canaryTimeout;
     report.temperature = o.temperature;
+    const pool = poolMembers(pipeline.probe);
     if (o.provider === "embedded") {
       // In this process: there is no URL to show.
       report.endpoint_origin = "embedded";
+    } else if (pool !== null) {
+      // The checks go to the pool's endpoints, never to the provider's default URL.
+      const origins = pool.map((probe) => probe.endpointOrigin);
+      report.endpoint_origin = pipeline.probe.endpointOrigin;
+      report.endpoint_class = poolClass(origins);
+      report.canary_endpoints = origins;
     } else {
       const origin = endpointOrigin(url);
       report[o.provider === "openai" ? "base_url" : "ollama_url"] = origin;

@@ -2,6 +2,7 @@
 // /health stays 200 (liveness). The service clock is injected, so "the cached result expired"
 // takes no real time.
 import { afterEach, describe, expect, it } from "vitest";
+import { parsePoolEndpoints } from "../../src/canary/pool-endpoints.js";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import { startOllamaStandIn } from "../support/ollama-stand-in.js";
 import { startOpenAIStandIn } from "../support/openai-stand-in.js";
@@ -22,6 +23,40 @@ function shape(body: Record<string, unknown>): Record<string, unknown> {
   const { health_age_seconds: _age, queue: _queue, ...rest } = body;
   return rest;
 }
+
+describe("the health report of a canary pool", () => {
+  it("names the pool's endpoints, never the provider's default URL, for Ollama and OpenAI-compatible pools alike", async () => {
+    const a = await startOllamaStandIn();
+    const b = await startOllamaStandIn();
+    const api = await startOpenAIStandIn();
+    cleanup.push(
+      () => a.close(),
+      () => b.close(),
+      () => api.close(),
+    );
+    const ollamaPool = new SecurityPipeline({ mode: "advisory", canaryPool: { endpoints: parsePoolEndpoints([a.url, `${b.url}#2`], "--canary-endpoint") } });
+    const served = await startService(ollamaPool);
+    cleanup.push(() => served.close());
+    const report = (await get(`${served.url}/health`)).body;
+    expect(report).toMatchObject({ ready: true, endpoint_origin: `${a.url}, ${b.url}`, endpoint_class: "loopback", canary_endpoints: [a.url, b.url] });
+    expect(report).not.toHaveProperty("ollama_url");
+
+    const vllmPool = new SecurityPipeline({
+      mode: "advisory",
+      provider: "openai",
+      apiKey: "sk-test",
+      canaryPool: { endpoints: [{ url: api.baseUrl, concurrency: 4 }] },
+      canaryTimeout: 5,
+    });
+    const sidecar = await startService(vllmPool);
+    cleanup.push(() => sidecar.close());
+    const vllm = (await get(`${sidecar.url}/health`)).body;
+    const origin = new URL(api.baseUrl).origin;
+    expect(vllm).toMatchObject({ endpoint_origin: origin, endpoint_class: "loopback", canary_endpoints: [origin] });
+    expect(vllm).not.toHaveProperty("base_url");
+    expect(JSON.stringify(vllm)).not.toContain("api.openai.com");
+  });
+});
 
 describe("GET /ready", () => {
   it("answers 200 with the /health body while the canary answers, 503 once it stops answering and the cached result expired, and 200 again when it is back", async () => {
