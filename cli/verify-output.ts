@@ -29,14 +29,27 @@ export function verifyOutput(result: VerifyFilesResult, json: boolean): { readon
     return { report, notes };
   }
   const { shown, hidden } = problemsToShow(problems);
-  const lines = shown.map((problem) => `  - [${problem.code}] ${problem.message}`);
+  const lines = shown.flatMap((problem) => {
+    const line = `  - [${problem.code}] ${problem.message}`;
+    // The usual cause, in words: an export beside a manifest it was not published with.
+    return problem.code === "manifest_sha256" && result.exportChecked ? [line, `    ${OTHER_MANIFEST_HINT}`] : [line];
+  });
   if (hidden > 0) {
     const last = shown[shown.length - 1];
-    const why = last !== undefined && STRUCTURAL_PROBLEM_CODES.has(last.code) ? `; they follow from the [${last.code}] problem above` : "";
-    lines.push(`  ... and ${hidden} more problem${hidden === 1 ? "" : "s"} not listed${why} (--json lists all)`);
+    // Named by code, so a problem that does not follow from the structural one is not hidden behind it.
+    const codes = [...new Set(problems.slice(shown.length).map((problem) => problem.code))];
+    const kinds = ` (${codes.slice(0, MAX_CODES_NAMED).join(", ")}${codes.length > MAX_CODES_NAMED ? ", …" : ""})`;
+    const why = last !== undefined && STRUCTURAL_PROBLEM_CODES.has(last.code) ? `; most follow from the [${last.code}] problem above` : "";
+    lines.push(`  ... and ${hidden} more problem${hidden === 1 ? "" : "s"} not listed${kinds}${why} (--json lists all)`);
   }
   return { report: `verify: ${problems.length} problem${problems.length === 1 ? "" : "s"}\n${lines.join("\n")}\n`, notes };
 }
+
+/** How many codes of the problems not listed are named. */
+const MAX_CODES_NAMED = 6;
+
+const OTHER_MANIFEST_HINT =
+  "the export names another manifest: it was published with another run (or the manifest was edited); use the export published beside this manifest";
 
 /**
  * From this many bytes of pair, a strict re-reading takes long enough to say why: it checks about
