@@ -26,6 +26,7 @@ import { entryFacts, RunTally, type EntryFacts, type IngestRunSummary } from "./
 import type { PrefetchedEntries, PrefetchedEntry } from "./record-prefetch.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
 import type { Allowlist } from "../documents/allowlist.js";
+import { fanOutSignal } from "../core/or-abort.js";
 
 /** Options of `streamIngestRun`. */
 export interface StreamRunOptions {
@@ -179,7 +180,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
     ...(gate.beforeFirstCheck ? { beforeCheck: gate.beforeFirstCheck } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.signal ? { signal: fanOutSignal(options.signal) } : {}),
   };
   const manifestItems = await options.manifestSpool();
   const exportItems = options.exportSpool === null ? null : await options.exportSpool();

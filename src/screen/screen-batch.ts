@@ -15,6 +15,7 @@ import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
 import { itemChecker, type CheckedItem, type ItemCheckOptions, type ItemVerdictCache } from "./check-item.js";
+import { fanOutSignal } from "../core/or-abort.js";
 
 /** Options of `screenBatch`. */
 export interface ScreenOptions {
@@ -107,7 +108,7 @@ export async function screenStream(
     await sink(checked.item, index, checked);
   };
   // A falsy cache (a JavaScript caller's null) is no cache, as it always was.
-  const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache || undefined, ...(run.signal ? { signal: run.signal } : {}) });
+  const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache || undefined, ...(run.signal ? { signal: fanOutSignal(run.signal) } : {}) });
   await mapOrderedStream(items, check, handOver, run);
   return tally;
 }

@@ -111,6 +111,26 @@ describe("an interrupted run abandons its checks in flight", () => {
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
   });
 
+  it("a run of many checks in flight on one signal, not aborted, finishes without a listener-leak warning", async () => {
+    release();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const texts = Array.from({ length: 40 }, (_, i) => `${TEXT} Item ${i}.`);
+      await writeFile(join(dir, "many.jsonl"), `${texts.map((text, i) => JSON.stringify({ id: `r${i}`, text })).join("\n")}\n`);
+      const controller = new AbortController();
+      await ingestFiles(ingestOptions(dir, ollama.url, { input: "many.jsonl", concurrency: 16, signal: controller.signal }));
+      const batch = await screenBatch(texts, pipelineWith(), { signal: controller.signal, concurrency: 16 });
+      expect(batch.items).toHaveLength(40);
+      // A warning is emitted on the next turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("screenBatch rejects with the abort instead of reporting a degraded item, and closes the canary's request", async () => {
     const controller = new AbortController();
     const reason = new Error("batch abandoned");
