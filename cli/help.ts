@@ -47,7 +47,8 @@ possibly also incomplete: segments left unchecked once a detection held the reco
 2 records held for an operational or coverage reason (malformed, over budget, degraded,
 unexercised, error, or incomplete without a detection); 3 refused: nothing was written; 4 the pair was published, but
 stdout was closed by its reader or could not be written before the summary (or the --json
-manifest) was complete: the files stand, check them with little-canary verify.
+manifest) was complete, or a CI report (--sarif, --junit) could not be written: the files
+stand, check them with little-canary verify.
 Before any check, the canary model's context window is verified against the segment size
 (Ollama /api/show), and a warm-up call plus GET /api/ps must show the server loaded the
 num_ctx it was sent; an unreachable backend, a too-small model, a capped server or one that

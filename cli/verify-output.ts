@@ -1,7 +1,7 @@
 // What `little-canary verify` prints on stdout for a pair it could read: the JSON report with
 // --json (every problem kept: the first 10,000 of each document's records, then one counting the rest), else one verdict line and the first problems, then the notes.
 // Data in, text out. And the one line on stderr that says why a large pair takes longer.
-import { problemsToShow, STRUCTURAL_PROBLEM_CODES } from "../src/verify/problems.js";
+import { EXPORT_NAMES_ANOTHER_MANIFEST, problemsToShow, STRUCTURAL_PROBLEM_CODES } from "../src/verify/problems.js";
 import type { VerifyFilesResult } from "../src/verify/verify-files.js";
 import type { CliIo } from "./io.js";
 
@@ -32,7 +32,8 @@ export function verifyOutput(result: VerifyFilesResult, json: boolean): { readon
   const lines = shown.flatMap((problem) => {
     const line = `  - [${problem.code}] ${problem.message}`;
     // The usual cause, in words: an export beside a manifest it was not published with.
-    return problem.code === "manifest_sha256" && result.exportChecked ? [line, `    ${OTHER_MANIFEST_HINT}`] : [line];
+    // Not for a pin that does not match (the same code): there the manifest itself is in question.
+    return problem.code === "manifest_sha256" && problem.message === EXPORT_NAMES_ANOTHER_MANIFEST ? [line, `    ${OTHER_MANIFEST_HINT}`] : [line];
   });
   if (hidden > 0) {
     const last = shown[shown.length - 1];

@@ -109,6 +109,9 @@ export const STRUCTURAL_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<
   "manifest_bytes",
 ]);
 
+/** The message of `manifest_sha256` when the export names another manifest (a pin that does not match has its own). */
+export const EXPORT_NAMES_ANOTHER_MANIFEST = "manifest_sha256 does not match the manifest";
+
 /** How many problems `problemsToShow` lists when none is structural. */
 export const DEFAULT_PROBLEMS_SHOWN = 20;
 

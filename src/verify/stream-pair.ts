@@ -23,13 +23,12 @@ import { displayText } from "../core/display-text.js";
 /**
  * What one streamed record may hold: the characters (of strings, keys and numbers) of the largest
  * input item any policy allows (its `max_item_bytes` ceiling; a character takes at least one
- * byte) plus 1 MiB for its fields, and 100,000 JSON values. A value costs some 100 bytes built
- * (`{}` is two bytes written), and a record's garbage is collected some records later: a pair
- * of 400 manifest records of 90,000 values each peaked at 161 MB, one of 180 of 240,000 at 260 MB.
- * A manifest record of ingest's has about 40 values a segment, so this holds records of some
- * 2,500 segments, 300 times the default policy's (docs/ingest.md, "Verify memory").
+ * byte) plus 1 MiB for its fields, and the values of the whole-document budget. A genuine record's
+ * values grow with its policy (some 10 to 70 a segment, and `max_segments` has no ceiling), so a
+ * lower cap would refuse pairs ingest wrote; what a record of that many values costs is in
+ * docs/ingest.md, "Verify memory".
  */
-const RECORD_BUDGET = { maxValues: 100_000, maxChars: MAX_ITEM_BYTES_CEILING + 1024 * 1024 };
+const RECORD_BUDGET = { maxValues: MAX_DOCUMENT_VALUES, maxChars: MAX_ITEM_BYTES_CEILING + 1024 * 1024 };
 /**
  * What the rest of a document (everything but its `records`) may hold: ingest writes fewer than
  * 200 values and a few kilobytes there. The manifest's is built whole and held while every record

@@ -292,6 +292,14 @@ describe("verify stops listing at the first structural mismatch and counts the r
     ]);
   });
 
+  it("a pin that does not match is not explained as an export of another run", async () => {
+    const { manifest, exportPath } = await writtenPair(2);
+    const run = await runCli(["verify", "--manifest", manifest, "--export", exportPath, "--expect-manifest-sha256", "0".repeat(64)]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("[manifest_sha256]");
+    expect(run.stdout).not.toContain("the export names another manifest");
+  });
+
   it("without a structural mismatch at most 20 problems are listed", async () => {
     const { run, dir, manifest } = await writtenPair(30);
     const exported = reparse(run.exported!.document) as Json;

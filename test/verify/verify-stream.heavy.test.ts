@@ -2,7 +2,7 @@
 // which split every kind of token across reads, but for the tampered documents, which
 // verify-stream-tampered.heavy.test.ts checks on the other core; and the per-record value budget.
 // Heavy: a read per few bytes makes each pair cost about ten times what the larger reads of the
-// normal suite do (about 50 s for these three on a loaded 2-core machine), and the budget test writes and reads manifests of 100,000 values or more (2.4 s on
+// normal suite do (about 50 s for these three on a loaded 2-core machine), and the budget test writes and reads manifests of two million values (2.4 s on
 // a quiet machine, 10 to 15 s at load average 15). And the CLI's stderr line for a pair of 64 MiB
 // read again by the strict reader, which needs a pair that large (64 MiB of leading spaces here).
 import { writeFile } from "node:fs/promises";
@@ -27,22 +27,38 @@ describe("verifyFiles holds one record of a manifest to its value budget", () =>
     const exportPath = join(dir, "export.json");
     const manifestPath = join(dir, "manifest.json");
     await writeFile(exportPath, run.exported!.bytes);
-    // Two records of 80,000 values each are fine (each has its own budget, together over it)…
-    m.records[0].junk = Array.from({ length: 80_000 }, () => 0);
+    // Two records of 1,000,001 values each are fine (each has its own budget, together over it)…
+    m.records[0].junk = Array.from({ length: 1_000_001 }, () => 0);
     m.records.push({ ...m.records[0], index: 1 });
     await writeFile(manifestPath, canonicalJsonUnchecked(m));
     expect((await verifyFiles({ manifest: manifestPath, export: exportPath })).readable).toBe(true);
-    // …one of 100,001 is not.
-    m.records = [{ ...m.records[0], junk: Array.from({ length: 100_001 }, () => 0) }];
+    // …one of 2,000,001 is not.
+    m.records = [{ ...m.records[0], junk: Array.from({ length: 2_000_001 }, () => 0) }];
     await writeFile(manifestPath, canonicalJsonUnchecked(m));
     const result = await verifyFiles({ manifest: manifestPath, export: exportPath });
     expect(result.problems).toEqual([
-      { code: "manifest_unreadable", message: `cannot read manifest ${manifestPath} (more than 100000 JSON values in one record, the most verify holds)` },
+      { code: "manifest_unreadable", message: `cannot read manifest ${manifestPath} (more than 2000000 JSON values in one record, the most verify holds)` },
     ]);
   });
 });
 
 describe("verifyFiles reads every export ingest can write", () => {
+  it("a record of thousands of segments (far more values than a default policy's record) verifies consistent, v1 and v3", async () => {
+    const dir = await tempDir();
+    const text = "The quick brown fox jumps over the lazy dog. ".repeat(7000);
+    const policy = resolvePolicy({ max_item_bytes: 1 << 20, segment_chars: 100, segment_overlap: 0, max_segments: 5000 });
+    for (const manifestVersion of [1, 3] as const) {
+      const run = synthRun([{ id: "book", source: null, metadata: {}, text }], { policy, manifestVersion });
+      const manifestPath = join(dir, `manifest-v${manifestVersion}.json`);
+      const exportPath = join(dir, `export-v${manifestVersion}.json`);
+      await writeFile(manifestPath, run.manifest.bytes);
+      await writeFile(exportPath, run.exported!.bytes);
+      const result = await verifyFiles({ manifest: manifestPath, export: exportPath });
+      expect(result.problems).toEqual([]);
+      expect(result.consistent).toBe(true);
+    }
+  }, 240_000);
+
   it("a text within the largest max_item_bytes whose JSON string is six times longer escaped verifies consistent", async () => {
     const dir = await tempDir();
     // 11 MiB of control characters: within max_item_bytes, and 66 MiB written as `\u0001` escapes,
