@@ -164,7 +164,7 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     const tried = new Set<number>();
     let last: CanaryResult | null = null;
     for (let attempt = 1; attempt <= MAX_POOL_ATTEMPTS; attempt++) {
-      const state = await this.#acquire(tried);
+      const state = await this.#acquire(tried, signal);
       if (state === null) break;
       tried.add(state.index);
       const started = this.#now();
@@ -265,12 +265,29 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     return best;
   }
 
-  /** A slot on an endpoint not yet tried for this check, waiting in turn for one; null when none can come. */
-  #acquire(tried: ReadonlySet<number>): Promise<MemberState | null> {
-    if (!this.#hasCandidate(tried)) return Promise.resolve(null);
+  /**
+   * A slot on an endpoint not yet tried for this check, waiting in turn for one; null when none can
+   * come, or once `signal` aborts (the check leaves the queue, taking no slot).
+   */
+  #acquire(tried: ReadonlySet<number>, signal: AbortSignal | undefined): Promise<MemberState | null> {
+    if (!this.#hasCandidate(tried) || signal?.aborted === true) return Promise.resolve(null);
     // Waiting checks keep their order: a new one queues behind those waiting, and the queue is served at once (a slot no earlier check can use).
     return new Promise((resolve) => {
-      this.#waiters.push({ tried, resolve });
+      const leave = (): void => {
+        const at = this.#waiters.indexOf(waiter);
+        if (at === -1) return;
+        this.#waiters.splice(at, 1);
+        resolve(null);
+      };
+      const waiter: Waiter = {
+        tried,
+        resolve: (state) => {
+          signal?.removeEventListener("abort", leave);
+          resolve(state);
+        },
+      };
+      signal?.addEventListener("abort", leave, { once: true });
+      this.#waiters.push(waiter);
       this.#serveWaiters();
     });
   }

@@ -20,6 +20,7 @@ import { combineSegments, verdictCoverage, type FinishState, type ScreenedSegmen
 import { segmentSpans } from "../documents/segment-spans.js";
 import { sliceSpans } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
+import { orAbort } from "../core/or-abort.js";
 
 /** A pipeline's canary backends: the probe and the analyzer of its replies. */
 export interface CanaryClients {
@@ -254,14 +255,16 @@ export class PipelineBase {
     const analysisFailed = { canaryStatus: "exercised", analysisStatus: "failed", analysisFailed: true } as const;
     let result: CanaryResult;
     try {
-      result = await probe.test(text, signal);
+      // The chat request takes the abort itself; a step before it (a warm-up shared with other
+      // checks, a vLLM /tokenize count, a wait for a pool slot) is not waited for once it aborts.
+      result = await orAbort(probe.test(text, signal), signal);
     } catch {
       return failed("probe_exception", { threw: true });
     }
     if (!result.success) return failed(result.failureCode ?? "probe_failed", { timeout: result.failureCode === "timeout" });
     let analysis: AnalysisResult;
     try {
-      analysis = await analyzer.analyze(text, result);
+      analysis = await orAbort(analyzer.analyze(text, result), signal);
     } catch {
       return failed("analysis_failed", analysisFailed);
     }

@@ -49,6 +49,35 @@ describe("a check whose caller aborts", () => {
     expect(verdict.degraded).toBe(false);
   });
 
+  it("rejects at once when it aborts before the chat, during a warm-up that does not answer", async () => {
+    release();
+    ollama.setRouteFault("/api/ps", { fault: "hang" });
+    const controller = new AbortController();
+    const checking = pipelineWith().check(TEXT, { signal: controller.signal });
+    await expect.poll(() => ollama.requests.some((r) => r.path === "/api/ps")).toBe(true);
+    controller.abort(new Error("gone during the warm-up"));
+    await expect(checking).rejects.toThrow("gone during the warm-up");
+    expect(ollama.chatRequests()).toHaveLength(0);
+  });
+
+  it("a check waiting for a pool's only slot leaves the queue when it aborts, and the slot serves the next check", async () => {
+    const pipeline = new SecurityPipeline({
+      canaryPool: { endpoints: parsePoolEndpoints([`${ollama.url}#1`], "--canary-endpoint") },
+      canaryTimeout: 600,
+    });
+    const first = pipeline.check(TEXT);
+    await firstChat(ollama);
+    const controller = new AbortController();
+    const waiting = pipeline.check(`${TEXT} Second.`, { signal: controller.signal });
+    controller.abort(new Error("gone while queued"));
+    await expect(waiting).rejects.toThrow("gone while queued");
+    release();
+    expect((await first).degraded).toBe(false);
+    // The aborted check took no slot: the next one is checked, and only two chats were sent.
+    expect((await pipeline.check(`${TEXT} Third.`)).degraded).toBe(false);
+    expect(ollama.chatRequests()).toHaveLength(2);
+  });
+
   it("an abort before the check sends nothing", async () => {
     const controller = new AbortController();
     controller.abort(new Error("already gone"));
