@@ -97,11 +97,27 @@ export function refusalReason(code: string, maxValues: number, where = "", why =
   return code === "byte_order_mark" ? "starts with a byte order mark" : code.replaceAll("_", " ");
 }
 
-/** Why a file could not be read, in words: "file not found", "not a regular file", an errno code, or "unreadable". */
+/**
+ * Why a file could not be read, in words: "file not found", "not a regular file", an errno code
+ * (with what it means for the few a read meets most: `EACCES: no permission to read it`), or
+ * "unreadable".
+ */
 export function fileReasonWords(error: unknown): string {
   const reason = error instanceof StrictFileError ? error.reason : fileReason(error);
-  return reason === "not_found" ? "file not found" : reason === "not_a_file" ? "not a regular file" : reason;
+  if (reason === "not_found") return "file not found";
+  if (reason === "not_a_file") return "not a regular file";
+  const meaning = READ_ERRNO_WORDS[reason];
+  return meaning === undefined ? reason : `${reason}: ${meaning}`;
 }
+
+/** What the errno codes a file read meets most mean to the user who must fix them. */
+const READ_ERRNO_WORDS: Readonly<Record<string, string>> = {
+  EACCES: "no permission to read it",
+  EPERM: "no permission to read it",
+  ELOOP: "too many symlinks in its path",
+  ENOTDIR: "a part of its path is not a directory",
+  EIO: "the disk could not be read",
+};
 
 /**
  * A lower cap on the JSON values built of one document (at most MAX_DOCUMENT_VALUES), and the
