@@ -142,11 +142,31 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
     list.forEach((raw, index) => cases.push(toCase(raw, corpusIndex, `${what}, case ${index}`)));
     files.push({ path, sha256, cases: list.length });
   }
-  const seen = new Set<string>();
+  // Where each id was first seen, so a clash names the two corpora (by number and path) it is in.
+  const firstIn = new Map<string, number>();
   const duplicates = new Set<string>();
-  for (const c of cases) (seen.has(c.id) ? duplicates : seen).add(c.id);
-  if (duplicates.size > 0) throw new CorpusError(`Corpora contain duplicate IDs: ${listIds([...duplicates])}`);
+  const clashing = new Set<number>();
+  for (const c of cases) {
+    const first = firstIn.get(c.id);
+    if (first === undefined) firstIn.set(c.id, c.corpusIndex);
+    else {
+      duplicates.add(c.id);
+      clashing.add(first).add(c.corpusIndex);
+    }
+  }
+  if (duplicates.size > 0) {
+    const where = [...clashing].sort((a, b) => a - b).map((i) => `corpus ${i + 1} (${shownPath(paths[i] as string)})`);
+    throw new CorpusError(`Corpora contain duplicate IDs: ${listIds([...duplicates])}, in ${where.join(" and ")}`);
+  }
   return { files, cases };
+}
+
+/** The ids that come more than once in `ids`, each once, in the order they first repeat. */
+function repeated(ids: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const again = new Set<string>();
+  for (const id of ids) (seen.has(id) ? again : seen).add(id);
+  return [...again];
 }
 
 /** Reads an ids file: a JSON list of unique case-id strings. */
@@ -154,10 +174,10 @@ export async function loadIdsFile(path: string, options: LoadOptions) {
   const what = `IDs file (${shownPath(path)})`;
   const { sha256, value } = await readDocument(path, what, options);
   if (!Array.isArray(value) || value.length > MAX_CASES || !value.every((id) => typeof id === "string")) {
-    throw new CorpusError("IDs file must be a JSON list of case ID strings");
+    throw new CorpusError(`IDs file must be a JSON list of case ID strings (--ids-file ${shownPath(path)})`);
   }
   const ids = value as string[];
-  if (new Set(ids).size !== ids.length) throw new CorpusError("IDs file contains duplicates");
+  if (new Set(ids).size !== ids.length) throw new CorpusError(`IDs file contains duplicates: ${listIds(repeated(ids))} (--ids-file ${shownPath(path)})`);
   return { path, sha256, ids };
 }
 
@@ -166,12 +186,15 @@ export async function loadIdsFile(path: string, options: LoadOptions) {
  * order. A paired probe (cases with `adjudication`) is never mixed with ordinary cases, because
  * its counts are reported per pair type and must not be pooled into attack/benign rates.
  */
-export function selectCases(loaded: LoadedCorpora, idsFile: { readonly ids: readonly string[] } | null): EvalCase[] {
+export function selectCases(loaded: LoadedCorpora, idsFile: { readonly ids: readonly string[]; readonly path?: string } | null): EvalCase[] {
   const byId = new Map(loaded.cases.map((c) => [c.id, c]));
   const unknown = idsFile?.ids.filter((id) => !byId.has(id)) ?? [];
-  if (unknown.length > 0) throw new CorpusError(`Unknown case IDs: ${listIds(unknown)}`);
+  // The file named when the caller knows it, so the fix is plain: which list to correct.
+  const listed = idsFile?.path === undefined ? "" : ` (--ids-file ${shownPath(idsFile.path)})`;
+  if (unknown.length > 0) throw new CorpusError(`Unknown case IDs: ${listIds(unknown)}: no corpus given holds them${listed}`);
   const selected = idsFile === null ? [...loaded.cases] : idsFile.ids.map((id) => byId.get(id) as EvalCase);
-  if (selected.length === 0) throw new CorpusError("no cases selected");
+  if (selected.length === 0)
+    throw new CorpusError(idsFile === null ? "no cases selected: the corpora hold no case" : `no cases selected: the IDs file lists none${listed}`);
   const paired = selected.filter((c) => c.adjudication !== null).length;
   if (paired > 0 && paired < selected.length) throw new CorpusError("Select the paired probe (cases with adjudication) separately from the other corpora");
   return selected;

@@ -85,9 +85,28 @@ describe("selecting cases", () => {
     const loaded = await loadCorpora([PROMPTS], { cwd: REPO });
     await expect(loadIdsFile(await file("n.json", "[1]"), { cwd: dir })).rejects.toThrow("IDs file must be a JSON list of case ID strings");
     await expect(loadIdsFile(await file("o.json", '{"ids":[]}'), { cwd: dir })).rejects.toThrow("IDs file must be a JSON list of case ID strings");
-    await expect(loadIdsFile(await file("d.json", '["ov-01","ov-01"]'), { cwd: dir })).rejects.toThrow("IDs file contains duplicates");
+    await expect(loadIdsFile(await file("d.json", '["ov-01","ov-01"]'), { cwd: dir })).rejects.toThrow(
+      /^IDs file contains duplicates: "ov-01" \(--ids-file .*d\.json\)$/,
+    );
     const unknown = await loadIdsFile(await file("u.json", '["ov-01","nope-1","nope-2"]'), { cwd: dir });
-    expect(() => selectCases(loaded, unknown)).toThrow('Unknown case IDs: "nope-1", "nope-2"');
+    expect(() => selectCases(loaded, unknown)).toThrow(/^Unknown case IDs: "nope-1", "nope-2": no corpus given holds them \(--ids-file .*u\.json\)$/);
+    const none = await loadIdsFile(await file("e.json", "[]"), { cwd: dir });
+    expect(() => selectCases(loaded, none)).toThrow(/^no cases selected: the IDs file lists none \(--ids-file .*e\.json\)$/);
+  });
+
+  test("ids repeated across corpora are refused naming the corpora they are in", async () => {
+    const a = await file(
+      "a.json",
+      JSON.stringify([
+        { id: "x-1", prompt: "p", expected_safe: true },
+        { id: "x-2", prompt: "q", expected_safe: true },
+      ]),
+    );
+    const b = await file("b.json", JSON.stringify([{ id: "y-1", prompt: "p", expected_safe: true }]));
+    const c = await file("c.json", JSON.stringify([{ id: "x-2", prompt: "q", expected_safe: true }]));
+    await expect(loadCorpora([a, b, c], { cwd: dir })).rejects.toThrow(
+      /^Corpora contain duplicate IDs: "x-2", in corpus 1 \(.*a\.json\) and corpus 3 \(.*c\.json\)$/,
+    );
   });
 
   test("a paired probe cannot be mixed with ordinary cases", async () => {
