@@ -190,11 +190,17 @@ function identityMembers(entries: readonly ShardedPair[]): string[] {
 
 const text = (value: unknown): string => (value === undefined ? "" : canonicalJsonUnchecked(value));
 
-/** Keeps the shards that agree on input, n, policy and identity; reports the others. */
-function agreeing(sharded: ShardedPair[], problems: ShardIndexProblem[]): ShardedPair[] {
+/**
+ * Keeps the shards that agree on input, n, policy and identity; reports the others. `reported`:
+ * the k of each shard of this input and n dropped for its policy or identity, which is there
+ * (reported already), not missing.
+ */
+function agreeing(sharded: ShardedPair[], problems: ShardIndexProblem[]): { kept: ShardedPair[]; reported: Set<number> } {
   let kept = sharded;
+  const reported = new Set<number>();
   const drop = (odd: ShardedPair[], code: ShardIndexProblemCode, says: (entry: ShardedPair) => string): void => {
     for (const entry of odd) problems.push({ code, message: `${label(entry)}: ${says(entry)}`, pair: entry.position });
+    if (code === "shard_policy_mismatch" || code === "shard_identity_mismatch") for (const entry of odd) reported.add(entry.shard.k);
     const gone = new Set(odd);
     kept = kept.filter((entry) => !gone.has(entry));
   };
@@ -213,11 +219,17 @@ function agreeing(sharded: ShardedPair[], problems: ShardIndexProblem[]): Sharde
     const odd = outliers(kept, (e) => text((e.head as Record<string, unknown>)[member])).odd;
     drop(odd, "shard_identity_mismatch", () => `its manifest's ${member} differs from the other shards' (one canary identity and one version for all)`);
   }
-  return kept;
+  return { kept, reported };
 }
 
-/** Every k of n once, each covering the range its k, n and the input's line count define. */
-function checkTiling(kept: readonly ShardedPair[], problems: ShardIndexProblem[]): ShardedPair[] {
+/**
+ * Every k of n once, each covering the range its k, n and the input's line count define; a k in
+ * `reported` (its pair is there, reported for its policy or identity) is not called missing too.
+ */
+function checkTiling(
+  { kept, reported }: { readonly kept: readonly ShardedPair[]; readonly reported: ReadonlySet<number> },
+  problems: ShardIndexProblem[],
+): ShardedPair[] {
   const first = kept[0];
   if (first === undefined) return [];
   const { n, input_lines: lines } = first.shard;
@@ -243,7 +255,7 @@ function checkTiling(kept: readonly ShardedPair[], problems: ShardIndexProblem[]
     }
   }
   const missing: number[] = [];
-  for (let k = 0; k < n; k++) if (!byK.has(k)) missing.push(k);
+  for (let k = 0; k < n; k++) if (!byK.has(k) && !reported.has(k)) missing.push(k);
   const shown = missing.slice(0, 20);
   for (const k of shown) {
     problems.push({

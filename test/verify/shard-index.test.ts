@@ -49,6 +49,21 @@ describe("buildShardIndex and verifyShardIndex", () => {
     expect(() => parseShardPairArgument("m.json")).toThrow(/MANIFEST:EXPORT/);
   });
 
+  it("a shard whose policy differs from the others is reported for that, and not as missing too", async () => {
+    const odd = await runCli(
+      ["ingest", "in.jsonl", "--shard", "1/2", "--max-items", "50", "--manifest", "m1-policy.json", "--export", "e1-policy.json", "--ollama-url", canary.url],
+      { cwd: dir },
+    );
+    expect(odd.code, odd.stderr).toBe(0);
+    const built = await buildShardIndex({
+      out: "index-policy.json",
+      pairs: [pairs[0] as (typeof pairs)[0], { manifest: "m1-policy.json", export: "e1-policy.json" }],
+      cwd: dir,
+    });
+    expect(built.written).toBe(false);
+    expect(built.problems.map((p) => p.code)).toEqual(["shard_policy_mismatch"]);
+  });
+
   it("verifyShardIndex tells how far reading every listed pair got, up to all their bytes", async () => {
     const built = await buildShardIndex({ out: "progress-index.json", pairs, cwd: dir });
     const calls: Array<[number, number]> = [];
