@@ -21,6 +21,7 @@ import { segmentSpans } from "../documents/segment-spans.js";
 import { sliceSpans } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
 import { orAbort } from "../core/or-abort.js";
+import { refuseUnknownOptions } from "../core/guards.js";
 
 /** A pipeline's canary backends: the probe and the analyzer of its replies. */
 export interface CanaryClients {
@@ -32,6 +33,9 @@ export interface CanaryClients {
 export interface CheckOptions {
   readonly signal?: AbortSignal;
 }
+
+/** Every option of CheckOptions; `satisfies` keeps the list equal to the interface. */
+const CHECK_OPTION_KEYS: readonly string[] = Object.keys({ signal: true } satisfies Record<keyof CheckOptions, true>);
 
 /** The checks of SecurityPipeline (pipeline.ts), given its canary backends (null only with the canary off: create.ts). */
 export class PipelineBase {
@@ -115,7 +119,10 @@ export class PipelineBase {
    */
   async check(text: string, options: CheckOptions = {}): Promise<PipelineVerdict> {
     if (typeof text !== "string") throw new TypeError(`text must be a string, got ${describeType(text)}`);
+    refuseUnknownOptions("check", options, CHECK_OPTION_KEYS);
     const { signal } = options;
+    if (signal !== undefined && !(signal instanceof AbortSignal))
+      throw new TypeError(`check option signal must be an AbortSignal, got ${describeType(signal)}`);
     signal?.throwIfAborted();
     this.#inFlight++;
     try {

@@ -78,6 +78,15 @@ describe("a check whose caller aborts", () => {
     expect(ollama.chatRequests()).toHaveLength(2);
   });
 
+  it("refuses an option it does not know and a signal that is not an AbortSignal, before anything is sent", async () => {
+    const pipeline = pipelineWith();
+    await expect(pipeline.check(TEXT, { signall: new AbortController().signal } as never)).rejects.toThrow(
+      /unknown check option "signall"; did you mean 'signal'\?/,
+    );
+    await expect(pipeline.check(TEXT, { signal: "stop" } as never)).rejects.toThrow("check option signal must be an AbortSignal, got string");
+    expect(ollama.chatRequests()).toHaveLength(0);
+  });
+
   it("an abort before the check sends nothing", async () => {
     const controller = new AbortController();
     controller.abort(new Error("already gone"));
