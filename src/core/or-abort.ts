@@ -24,12 +24,14 @@ export function orAbort<T>(work: Promise<T>, signal: AbortSignal | undefined, re
  * A signal that aborts with `signal`, for many waits at once on one caller's abort (every check in
  * flight of a run listens to it): the caller's signal gets one listener, and this one has no
  * listener limit. Node warns of a leak past 10 listeners on one signal, and a run at
- * `--concurrency 32` has 32 checks listening.
+ * `--concurrency 32` has 32 checks listening. `release` removes the one listener once the run's
+ * waits are over, so a caller's long-lived signal given to run after run keeps none of them.
  */
-export function fanOutSignal(signal: AbortSignal): AbortSignal {
+export function fanOutSignal(signal: AbortSignal): { readonly signal: AbortSignal; readonly release: () => void } {
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
-  return controller.signal;
+  const forward = (): void => controller.abort(signal.reason);
+  if (signal.aborted) forward();
+  else signal.addEventListener("abort", forward, { once: true });
+  return { signal: controller.signal, release: () => signal.removeEventListener("abort", forward) };
 }

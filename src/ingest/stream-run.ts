@@ -168,6 +168,7 @@ async function finishLine(run: StreamRunContext, { line, prefetched }: LineToFin
 export async function streamIngestRun(pipeline: CheckingPipeline, prepared: AdmitPassResult, options: StreamRunOptions): Promise<StreamedRun> {
   const startedAt = options.clock();
   const { policy, gate, ids } = options;
+  const abort = options.signal ? fanOutSignal(options.signal) : null;
   const version = prepared.manifestVersion;
   const context: StreamRunContext = {
     manifestVersion: version,
@@ -180,7 +181,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
     ...(gate.beforeFirstCheck ? { beforeCheck: gate.beforeFirstCheck } : {}),
-    ...(options.signal ? { signal: fanOutSignal(options.signal) } : {}),
+    ...(abort ? { signal: abort.signal } : {}),
   };
   const manifestItems = await options.manifestSpool();
   const exportItems = options.exportSpool === null ? null : await options.exportSpool();
@@ -257,5 +258,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
   } catch (error) {
     await remove();
     throw error;
+  } finally {
+    abort?.release();
   }
 }

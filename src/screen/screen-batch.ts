@@ -108,8 +108,13 @@ export async function screenStream(
     await sink(checked.item, index, checked);
   };
   // A falsy cache (a JavaScript caller's null) is no cache, as it always was.
-  const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache || undefined, ...(run.signal ? { signal: fanOutSignal(run.signal) } : {}) });
-  await mapOrderedStream(items, check, handOver, run);
+  const abort = run.signal ? fanOutSignal(run.signal) : null;
+  const check = itemChecker(run.pipeline, { breaker: run.breaker, cache: run.cache || undefined, ...(abort ? { signal: abort.signal } : {}) });
+  try {
+    await mapOrderedStream(items, check, handOver, run);
+  } finally {
+    abort?.release();
+  }
   return tally;
 }
 

@@ -1,6 +1,7 @@
 // A caller's abort abandons the canary call in flight: the check rejects with the abort's reason
 // (never a verdict, never an outage), the canary's connection is closed instead of left to run
 // to its timeout, and the same holds for a run of ingest or screen that is interrupted.
+import { getEventListeners } from "node:events";
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -161,6 +162,9 @@ describe("an interrupted run abandons its checks in flight", () => {
       await ingestFiles(ingestOptions(dir, ollama.url, { input: "many.jsonl", concurrency: 16, signal: controller.signal }));
       const batch = await screenBatch(texts, pipelineWith(), { signal: controller.signal, concurrency: 16 });
       expect(batch.items).toHaveLength(40);
+      // One long-lived signal given to batch after batch keeps no listener of theirs.
+      for (let i = 0; i < 12; i++) await screenBatch([`${TEXT} Batch ${i}.`], pipelineWith(), { signal: controller.signal });
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
       // A warning is emitted on the next turn of the event loop.
       await new Promise((resolve) => setImmediate(resolve));
       expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
