@@ -42,20 +42,24 @@ describe("verifyFiles holds one record of a manifest to its value budget", () =>
   });
 });
 
+/** Writes the pair of a synthesized run into `dir` under `name` and requires verify to find it consistent. */
+async function expectVerifiesConsistent(dir: string, name: string, run: ReturnType<typeof synthRun>): Promise<void> {
+  const manifestPath = join(dir, `manifest-${name}.json`);
+  const exportPath = join(dir, `export-${name}.json`);
+  await writeFile(manifestPath, run.manifest.bytes);
+  await writeFile(exportPath, run.exported!.bytes);
+  const result = await verifyFiles({ manifest: manifestPath, export: exportPath });
+  expect(result.problems).toEqual([]);
+  expect(result.consistent).toBe(true);
+}
+
 describe("verifyFiles reads every export ingest can write", () => {
   it("a record of thousands of segments (far more values than a default policy's record) verifies consistent, v1 and v3", async () => {
     const dir = await tempDir();
     const text = "The quick brown fox jumps over the lazy dog. ".repeat(7000);
     const policy = resolvePolicy({ max_item_bytes: 1 << 20, segment_chars: 100, segment_overlap: 0, max_segments: 5000 });
     for (const manifestVersion of [1, 3] as const) {
-      const run = synthRun([{ id: "book", source: null, metadata: {}, text }], { policy, manifestVersion });
-      const manifestPath = join(dir, `manifest-v${manifestVersion}.json`);
-      const exportPath = join(dir, `export-v${manifestVersion}.json`);
-      await writeFile(manifestPath, run.manifest.bytes);
-      await writeFile(exportPath, run.exported!.bytes);
-      const result = await verifyFiles({ manifest: manifestPath, export: exportPath });
-      expect(result.problems).toEqual([]);
-      expect(result.consistent).toBe(true);
+      await expectVerifiesConsistent(dir, `v${manifestVersion}`, synthRun([{ id: "book", source: null, metadata: {}, text }], { policy, manifestVersion }));
     }
   }, 240_000);
 
@@ -67,13 +71,7 @@ describe("verifyFiles reads every export ingest can write", () => {
     const policy = resolvePolicy({ max_item_bytes: 64 << 20, segment_chars: 16 << 20, segment_overlap: 0, max_segments: 2 });
     const run = synthRun([{ id: "long", source: null, metadata: {}, text }], { policy, manifestVersion: 3 });
     expect(run.exported?.bytes.length).toBeGreaterThan(66 << 20);
-    const manifestPath = join(dir, "manifest.json");
-    const exportPath = join(dir, "export.json");
-    await writeFile(manifestPath, run.manifest.bytes);
-    await writeFile(exportPath, run.exported!.bytes);
-    const result = await verifyFiles({ manifest: manifestPath, export: exportPath });
-    expect(result.problems).toEqual([]);
-    expect(result.consistent).toBe(true);
+    await expectVerifiesConsistent(dir, "escaped", run);
   }, 240_000);
 });
 
