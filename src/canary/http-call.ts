@@ -169,13 +169,14 @@ function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false
 
 /** Performs one request; on the fetch path the deadline both aborts (releasing the socket) and races a fetch that ignores the signal. */
 export async function httpCall(fetchFn: FetchLike, url: string, options: HttpCallOptions): Promise<HttpCallOutcome> {
+  // Aborted already: nothing is built or sent.
+  if (options.signal?.aborted === true) return ABORTED;
   const headers: Record<string, string> = { accept: "application/json", ...(options.headers ?? {}) };
   let body: string | undefined;
   if (options.json !== undefined) {
     headers["content-type"] = "application/json";
     body = JSON.stringify(options.json);
   }
-  if (options.signal?.aborted === true) return ABORTED;
   const target = fetchFn === NODE_FETCH ? builtinTarget(url) : null;
   if (target !== null) {
     return outcomeOf(await builtinExchange(target, options.method, headers, body, options.timeoutMs, options.maxBodyBytes, options.signal));

@@ -2,7 +2,6 @@
 // caller that can be stopped: an abort rejects the wait at once and the late outcome is dropped.
 // The abort listener lives only while the one wait does: a race against one long-lived promise
 // would keep everything ever awaited reachable from that promise's reactions.
-import { setMaxListeners } from "node:events";
 
 /**
  * `work`, or a rejection with `reason()` (default: the signal's reason) as soon as `signal`
@@ -18,20 +17,4 @@ export function orAbort<T>(work: Promise<T>, signal: AbortSignal | undefined, re
     signal.addEventListener("abort", onAbort, { once: true });
   });
   return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
-}
-
-/**
- * A signal that aborts with `signal`, for many waits at once on one caller's abort (every check in
- * flight of a run listens to it): the caller's signal gets one listener, and this one has no
- * listener limit. Node warns of a leak past 10 listeners on one signal, and a run at
- * `--concurrency 32` has 32 checks listening. `release` removes the one listener once the run's
- * waits are over, so a caller's long-lived signal given to run after run keeps none of them.
- */
-export function fanOutSignal(signal: AbortSignal): { readonly signal: AbortSignal; readonly release: () => void } {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  const forward = (): void => controller.abort(signal.reason);
-  if (signal.aborted) forward();
-  else signal.addEventListener("abort", forward, { once: true });
-  return { signal: controller.signal, release: () => signal.removeEventListener("abort", forward) };
 }

@@ -26,7 +26,7 @@ import { entryFacts, RunTally, type EntryFacts, type IngestRunSummary } from "./
 import type { PrefetchedEntries, PrefetchedEntry } from "./record-prefetch.js";
 import type { SegmentVerdictCache } from "./segment-cache.js";
 import type { Allowlist } from "../documents/allowlist.js";
-import { fanOutSignal } from "../core/or-abort.js";
+import { fanOutSignal } from "../core/fan-out-signal.js";
 
 /** Options of `streamIngestRun`. */
 export interface StreamRunOptions {

@@ -15,7 +15,7 @@ import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
 import { itemChecker, type CheckedItem, type ItemCheckOptions, type ItemVerdictCache } from "./check-item.js";
-import { fanOutSignal } from "../core/or-abort.js";
+import { fanOutSignal } from "../core/fan-out-signal.js";
 
 /** Options of `screenBatch`. */
 export interface ScreenOptions {

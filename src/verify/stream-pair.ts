@@ -35,11 +35,13 @@ const RECORD_BUDGET = { maxValues: MAX_DOCUMENT_VALUES, maxChars: MAX_ITEM_BYTES
  * is read; of the export's, only the members the export format has are built (the others are
  * checked and counted, not built: docs/ingest.md), so its count costs no memory.
  */
-const REST_BUDGETS: Readonly<Record<DocumentLabel, StreamBudget>> = {
+const REST_BUDGETS: Readonly<Record<PairDocument, StreamBudget>> = {
   manifest: { maxValues: 10_000, maxChars: 1024 * 1024 },
   export: { maxValues: MAX_DOCUMENT_VALUES, maxChars: 1024 * 1024 },
-  index: { maxValues: 10_000, maxChars: 1024 * 1024 },
 };
+
+/** The two documents of a pair, the ones streamed here. */
+type PairDocument = Exclude<DocumentLabel, "index">;
 /**
  * The longest string, key or number read, in bytes as written: the JSON string of the largest
  * text any policy admits, escaped at worst (a control character takes six bytes), plus 1 MiB.
@@ -70,7 +72,7 @@ export interface PairReading {
   readonly problems: VerifyProblem[];
 }
 
-function readReason(error: unknown, label: DocumentLabel): string {
+function readReason(error: unknown, label: PairDocument): string {
   if (error instanceof StrictFileError) return fileReasonWords(error);
   if (!(error instanceof StrictStreamError)) return "unreadable";
   const [budget, where] = error.inElement ? [RECORD_BUDGET, " in one record"] : [REST_BUDGETS[label], " outside the records"];
@@ -95,7 +97,7 @@ class Walk {
 
   constructor(
     private readonly path: string,
-    private readonly label: DocumentLabel,
+    private readonly label: PairDocument,
     shape: Shape,
     elementShape: Shape,
     chunkBytes: number | undefined,
