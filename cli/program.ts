@@ -65,9 +65,20 @@ function buildProgram(io: CliIo, state: RunState): Command {
         writeErr: (text) => io.stderr.write(text),
       });
     requireAfterUnknownOptions(command);
+    pointToHelpAfterError(command, "little-canary");
     program.addCommand(command);
   }
   return program;
+}
+
+/**
+ * A misused command (`verify m.json e.json`, a misspelt flag) ends its error with where its
+ * options and examples are, for it and each of its subcommands.
+ */
+function pointToHelpAfterError(command: Command, parent: string): void {
+  const path = `${parent} ${command.name()}`;
+  command.showHelpAfterError(`(${path} --help lists its options, with examples)`);
+  for (const sub of command.commands) pointToHelpAfterError(sub, path);
 }
 
 /**
