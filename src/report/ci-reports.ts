@@ -7,7 +7,7 @@ import { dirname, resolve } from "node:path";
 import { appendNoFollow } from "../core/append.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseSharedFiles, specialFileKind, type RunFile } from "../core/file-identity.js";
-import { writeFileAtomic } from "../publish/atomic-write.js";
+import { stageFileAtomic, type StagedFile } from "../publish/atomic-write.js";
 import { frameDocument } from "../publish/framed-document.js";
 import { ScratchFile } from "../publish/scratch-file.js";
 import { GithubReport, type OutcomeCounts } from "./github.js";
@@ -136,17 +136,38 @@ export class CiReports {
     this.github?.add(item);
   }
 
-  /** Writes every report: the files atomically, then the annotations' last line and the job summary. */
+  /**
+   * Writes every report: the files atomically, then the annotations' last line and the job
+   * summary. Every file is written in full beside its target before any replaces its target, so a
+   * write that fails (a full disk, a directory gone) leaves every earlier report as it was, never
+   * a new SARIF log beside last run's JUnit.
+   */
   async finish(facts: CiRunFacts): Promise<void> {
     const run = { total: facts.total, properties: { command: facts.command, ...facts.properties }, startedAt: this.startedAt, endedAt: this.clock() };
-    for (const { flag, path, format, entries } of this.files) {
-      await entries.seal();
-      const document = await frameDocument(format.frame(run), entries);
-      // Written atomically; a failure names the flag, the file and the system's code.
-      await writeFileAtomic(path, document).catch((error: unknown) => {
-        const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.name : "error");
-        throw new LittleCanaryError("io", `${flag}: could not write the report ${displayText(path)} (${code})`, { cause: error });
-      });
+    const staged: { readonly flag: string; readonly path: string; readonly file: StagedFile }[] = [];
+    // A failure names the flag, the file and the system's code.
+    const named = (flag: string, path: string, error: unknown): LittleCanaryError => {
+      const code = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.name : "error");
+      return new LittleCanaryError("io", `${flag}: could not write the report ${displayText(path)} (${code})`, { cause: error });
+    };
+    try {
+      for (const { flag, path, format, entries } of this.files) {
+        await entries.seal();
+        const document = await frameDocument(format.frame(run), entries);
+        const file = await stageFileAtomic(path, document).catch((error: unknown) => {
+          throw named(flag, path, error);
+        });
+        staged.push({ flag, path, file });
+      }
+      while (staged.length > 0) {
+        const { flag, path, file } = staged[0] as (typeof staged)[number];
+        await file.commit().catch((error: unknown) => {
+          throw named(flag, path, error);
+        });
+        staged.shift();
+      }
+    } finally {
+      for (const { file } of staged) await file.discard();
     }
     if (this.github !== null) {
       this.github.finish();

@@ -1,9 +1,10 @@
 // CI reports of a run whose result is not what was reported so far: annotations are printed
 // only once the run's result is final (a refused run shows no finding on GitHub), a report
 // path that is a directory is refused before any check, naming the flag, and a report that
-// cannot be written at the end names its flag and file and leaves no scratch file behind.
+// cannot be written at the end names its flag and file and leaves no scratch file behind; the
+// reports of one run replace the earlier ones together or not at all.
 import { mkdirSync } from "node:fs";
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ingestFiles } from "../../src/ingest/files.js";
@@ -105,5 +106,50 @@ describe("CI reports of a run that fails after its checks", () => {
     expect(out).toEqual([]);
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl", "out.sarif"]);
     expect(await readdir(join(dir, "out.sarif"))).toEqual([]);
+  });
+});
+
+describe("CI reports replaced together or not at all", () => {
+  it("a JUnit report that cannot be written leaves the earlier SARIF log as it was, and no temp file", async () => {
+    await writeFile(join(dir, "out.sarif"), "OLD SARIF");
+    await mkdir(join(dir, "junit"));
+    await writeFile(join(dir, "junit", "out.xml"), "OLD JUNIT");
+    let blocked = false;
+    const screening = screenWithReports({
+      input: "in.jsonl",
+      cwd: dir,
+      scratchDir: dir,
+      output: async () => undefined,
+      pipeline: new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: ollama.url, canaryTimeout: 10 }),
+      // After both reports were opened, the JUnit report's path becomes a directory.
+      onItem: async () => {
+        if (!blocked) {
+          await rm(join(dir, "junit", "out.xml"));
+          await mkdir(join(dir, "junit", "out.xml"));
+        }
+        blocked = true;
+      },
+      reports: { sarif: "out.sarif", junit: "junit/out.xml" },
+    });
+    await expect(screening).rejects.toThrow(/--junit: could not write the report .*out\.xml \(EISDIR\)/);
+    expect(await readFile(join(dir, "out.sarif"), "utf8")).toBe("OLD SARIF");
+    expect((await readdir(dir)).sort()).toEqual(["in.jsonl", "junit", "out.sarif"]);
+    expect(await readdir(join(dir, "junit"))).toEqual(["out.xml"]);
+  });
+
+  it("with both reports writable, both are replaced", async () => {
+    await writeFile(join(dir, "out.sarif"), "OLD SARIF");
+    await writeFile(join(dir, "out.xml"), "OLD JUNIT");
+    await screenWithReports({
+      input: "in.jsonl",
+      cwd: dir,
+      scratchDir: dir,
+      output: async () => undefined,
+      pipeline: new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: ollama.url, canaryTimeout: 10 }),
+      reports: { sarif: "out.sarif", junit: "out.xml" },
+    });
+    expect(JSON.parse(await readFile(join(dir, "out.sarif"), "utf8"))).toMatchObject({ version: "2.1.0" });
+    expect(await readFile(join(dir, "out.xml"), "utf8")).toMatch(/^<\?xml/);
+    expect((await readdir(dir)).sort()).toEqual(["in.jsonl", "out.sarif", "out.xml"]);
   });
 });
