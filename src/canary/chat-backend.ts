@@ -5,8 +5,7 @@ import type { FetchLike, HttpCallOutcome } from "./http-call.js";
 import type { CanaryMetadata } from "./types.js";
 import { CHAT_PROTOCOLS, postChat, type ChatEndpoint, type ChatMessages, type ChatOutcome, type ChatTurn } from "./chat-exchange.js";
 import { DEFAULT_OLLAMA_URL, DEFAULT_OPENAI_BASE_URL } from "./defaults.js";
-import { endpointOrigin, serviceRequestTarget } from "./endpoint.js";
-import { UsageError } from "../core/errors.js";
+import { endpointOrigin, notAnHttpUrl, serviceRequestTarget } from "./endpoint.js";
 import { ollamaServedModels } from "./run-context.js";
 import type { ServedModels } from "./served-models.js";
 import { openAIModelAvailable, openAIServedModels, probeOpenAIIdentity, tokenizeCount } from "./openai-identity.js";
@@ -48,7 +47,7 @@ abstract class ChatBackendBase {
     role.check?.();
     this.#apiKey = checkKey();
     // The full URL stays private (it may hold credentials); only its origin is shown.
-    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) throw new UsageError(`${role.urlOption} must be an http or https URL`);
+    if (typeof url !== "string" || serviceRequestTarget(url, "") === null) throw notAnHttpUrl(role.urlOption);
     this.endpointOrigin = endpointOrigin(url);
     this.#endpoint = Object.freeze({
       fetch: options.fetch ?? globalThis.fetch,

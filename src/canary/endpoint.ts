@@ -37,11 +37,20 @@ export function endpointClass(url: unknown): EndpointClass {
   return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ? "loopback" : "remote";
 }
 
+/**
+ * The refusal of a value of `flagName` that is not an http(s) URL at all. It says what one holds,
+ * since the value itself is not echoed (it may hold a key): `http://127.0.0.1:99999` is refused
+ * for its port, which "must be an http or https URL" alone leaves the user to guess.
+ */
+export function notAnHttpUrl(flagName: string): UsageError {
+  return new UsageError(`${flagName} must be an http or https URL: the scheme http or https, a host, and a port, if one is given, from 1 to 65535`);
+}
+
 /** Validates an http(s) origin given as `flagName` (e.g. `--ollama-url`; no path beyond "/") and returns it normalised. */
 export function validateServiceUrl(url: unknown, flagName: string): string {
   const parsed = parseHttpUrl(url);
   if (!parsed || typeof url !== "string") {
-    throw new UsageError(`${flagName} must be an http or https URL`);
+    throw notAnHttpUrl(flagName);
   }
   // Checked on the raw text too: WHATWG parsing turns "http://h/?" and "http://@h" into empty parts that would slip through.
   const afterScheme = url.slice(url.indexOf("//") + 2);
@@ -56,15 +65,15 @@ export function validateServiceUrl(url: unknown, flagName: string): string {
     throw new UsageError(`${flagName} must be an origin without a path`);
   }
   const origin = endpointOrigin(url);
-  if (origin === INVALID_ENDPOINT) throw new UsageError(`${flagName} must be an http or https URL`);
+  if (origin === INVALID_ENDPOINT) throw notAnHttpUrl(flagName);
   return origin;
 }
 
 /** Validates an OpenAI-compatible base URL given as `flagName` (e.g. `--base-url`): an origin as validateServiceUrl, plus a path. */
 export function validateBaseUrl(raw: unknown, flagName: string): string {
-  if (typeof raw !== "string") throw new UsageError(`${flagName} is not a valid URL`);
+  if (typeof raw !== "string") throw notAnHttpUrl(flagName);
   const url = parseUrl(raw);
-  if (url === null) throw new UsageError(`${flagName} is not a valid URL`);
+  if (url === null) throw notAnHttpUrl(flagName);
   if (url.username || url.password) throw new UsageError(`${flagName} must not contain credentials`);
   if (url.search || url.hash || raw.includes("?") || raw.includes("#")) throw new UsageError(`${flagName} must not contain a query or fragment`);
   validateServiceUrl(`${url.protocol}//${url.host}`, flagName);

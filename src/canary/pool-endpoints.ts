@@ -6,7 +6,7 @@ import { writeSync } from "node:fs";
 import { openAppendNoFollowSync } from "../core/append.js";
 import { UsageError } from "../core/errors.js";
 import type { EndpointAttempt } from "./pool.js";
-import { endpointOrigin, validateBaseUrl, validateServiceUrl } from "./endpoint.js";
+import { endpointOrigin, notAnHttpUrl, validateBaseUrl, validateServiceUrl } from "./endpoint.js";
 
 /** One endpoint of a pool: its base URL and its own cap on checks in flight (null: none of its own). */
 export interface PoolEndpointSpec {
@@ -26,7 +26,7 @@ export type PoolUrlKind = "origin" | "base_url";
  * or fragment (`kind` "origin", Ollama) or a base URL whose path is kept ("base_url"); N from 1 to 1024.
  */
 export function parsePoolEndpoint(raw: unknown, flagName: string, kind: PoolUrlKind = "origin"): PoolEndpointSpec {
-  if (typeof raw !== "string") throw new UsageError(`${flagName} must be an http or https URL`);
+  if (typeof raw !== "string") throw notAnHttpUrl(flagName);
   const hash = raw.lastIndexOf("#");
   let concurrency: number | null = null;
   let url = raw;
