@@ -111,7 +111,7 @@ export class StrictJsonStream {
 /** Why a file could not be opened or read (not a format problem). */
 export class StrictFileError extends Error {
   constructor(
-    /** "not_found", "not_a_file", or a short errno code such as "EACCES"; never a path. */
+    /** "not_found", "not_a_file", "changed" (written to while read), or a short errno code such as "EACCES"; never a path. */
     readonly reason: string,
   ) {
     super(`cannot read file (${reason})`);
@@ -157,7 +157,9 @@ export async function* readStrictJsonFile(
 /**
  * The bytes of a regular file, read in chunks of `chunkBytes` (default 64 KiB). Each chunk is a
  * view of one reused buffer, valid until the next is asked for. Throws StrictFileError when the
- * file cannot be opened or read, or is not a regular file.
+ * file cannot be opened or read, or is not a regular file, and ("changed") when it does not hold
+ * the bytes it held when opened: a file something keeps appending to would otherwise be read for
+ * as long as the writer writes, and a file cut short would be judged on half its bytes.
  */
 export async function* readFileChunks(path: string, chunkBytes = 1 << 16): AsyncGenerator<Buffer, void, void> {
   const size = Math.max(1, Math.floor(chunkBytes));
@@ -168,8 +170,10 @@ export async function* readFileChunks(path: string, chunkBytes = 1 << 16): Async
     throw new StrictFileError(fileReason(error));
   });
   try {
-    if (!(await handle.stat()).isFile()) throw new StrictFileError("not_a_file");
+    const info = await handle.stat();
+    if (!info.isFile()) throw new StrictFileError("not_a_file");
     const buffer = Buffer.allocUnsafe(size);
+    let total = 0;
     for (;;) {
       // Read here, not on the thread pool: a read of a regular file is a copy from the page
       // cache (for a file not cached, a wait for the disk that holds up this thread's other
@@ -178,6 +182,8 @@ export async function* readFileChunks(path: string, chunkBytes = 1 << 16): Async
       // turn after every read (timers, signals, other callers, and the collector's tasks, which
       // run there: with a turn every 4 MiB instead, verify's peak RSS rose by about 10 MB).
       const bytesRead = readSync(handle.fd, buffer, 0, size, null);
+      total += bytesRead;
+      if (total > info.size || (bytesRead === 0 && total !== info.size)) throw new StrictFileError("changed");
       if (bytesRead === 0) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
       yield buffer.subarray(0, bytesRead);

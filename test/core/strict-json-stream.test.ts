@@ -3,7 +3,7 @@
 // rules name for anything else (byte order mark first, then invalid UTF-8 anywhere, then the first
 // JSON problem in document order); streamed arrays come out one element at a time, each within
 // its own budget.
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -12,7 +12,7 @@ import { ANY_SHAPE, SkippedValue, type GrammarOptions } from "../../src/core/par
 import { EXPORT_SHAPE } from "../../src/core/read-document.js";
 import { isUtf8 } from "node:buffer";
 import { StrictStreamError, type StrictStreamEvent } from "../../src/core/parse-line.js";
-import { readStrictJsonFile, StrictFileError, StrictJsonStream } from "../../src/core/strict-json-stream.js";
+import { readFileChunks, readStrictJsonFile, StrictFileError, StrictJsonStream } from "../../src/core/strict-json-stream.js";
 import { sha256Hex } from "../../src/core/hash.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -273,5 +273,40 @@ describe("the strict streaming reader", () => {
     await expect(drain(dir)).rejects.toMatchObject({ reason: "not_a_file" });
     await writeFile(path, '{"a":1,"a":2}');
     await expect(drain(path)).rejects.toMatchObject({ code: "duplicate_key" });
+  });
+});
+
+describe("a document file read in chunks holds the bytes it held when opened", () => {
+  const readAll = async (path: string, between: (chunk: number) => Promise<void>): Promise<number | string> => {
+    let bytes = 0;
+    let chunks = 0;
+    try {
+      for await (const chunk of readFileChunks(path, 4)) {
+        bytes += chunk.byteLength;
+        await between(chunks++);
+      }
+      return bytes;
+    } catch (error) {
+      return error instanceof StrictFileError ? error.reason : String(error);
+    }
+  };
+
+  it("a file left alone is read whole", async () => {
+    const path = join(await mkdtemp(join(tmpdir(), "lc-chunks-")), "doc.json");
+    await writeFile(path, '{"records":[1,2,3]}');
+    expect(await readAll(path, async () => undefined)).toBe(19);
+  });
+
+  it("a file appended to while it is read is refused as changed, however long the writer goes on", async () => {
+    const path = join(await mkdtemp(join(tmpdir(), "lc-chunks-")), "doc.json");
+    await writeFile(path, '{"records":[1,2,3]}');
+    // Every chunk read, the writer adds more than the reader took: without the size at open as the bound, no end.
+    expect(await readAll(path, () => appendFile(path, "        "))).toBe("changed");
+  });
+
+  it("a file cut short while it is read is refused as changed", async () => {
+    const path = join(await mkdtemp(join(tmpdir(), "lc-chunks-")), "doc.json");
+    await writeFile(path, '{"records":[1,2,3]}');
+    expect(await readAll(path, (chunk) => (chunk === 0 ? truncate(path, 8) : Promise.resolve()))).toBe("changed");
   });
 });
