@@ -252,12 +252,13 @@ function progressOf(onProgress: VerifyFilesOptions["onProgress"], total: number)
  * The most bytes of a pair read whole, both documents together, and JSON values built of each.
  * Held whole, a document takes about four times its bytes in memory (a pair of 30 MB peaked at
  * 252 MB, one of 90 MB at 493 MB) and a value about 100 bytes (a manifest of 2,000,000 `{}`
- * records peaked at 488 MB): these keep verify within 256 MB for a pair of any layout. Ingest
+ * records peaked at 488 MB; 500,000 values in each document, 282 MB): these keep the CLI's verify
+ * within 256 MB for a pair of any layout (docs/ingest.md, "Verify memory"). Ingest
  * never writes a pair that needs the whole read, so only a pair edited or written by another
  * tool meets these caps, and a larger one is refused as unreadable (exit 3), saying why.
  */
 const WHOLE_PAIR_BYTES = 24 << 20;
-const WHOLE_DOCUMENT_VALUES = 500_000;
+const WHOLE_DOCUMENT_VALUES = 100_000;
 /** Why a pair is read whole, which a refusal by these caps says. */
 const WHOLE_READ_WHY =
   "the most verify reads whole: the pair is not laid out as ingest writes it (export records out of index order, or manifest members after its records), which only the whole documents can check";
