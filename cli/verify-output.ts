@@ -29,11 +29,14 @@ export function verifyOutput(result: VerifyFilesResult, json: boolean): { readon
     return { report, notes };
   }
   const { shown, hidden } = problemsToShow(problems);
+  // A manifest whose bytes are not its canonical form (reformatted, or edited) cannot be the one the
+  // export names, whatever the export says: that, not another run, is then the cause to name.
+  const hint = problems.some((problem) => problem.code === "manifest_bytes") ? NOT_AS_PUBLISHED_HINT : OTHER_MANIFEST_HINT;
   const lines = shown.flatMap((problem) => {
     const line = `  - [${problem.code}] ${problem.message}`;
     // The usual cause, in words: an export beside a manifest it was not published with.
     // Not for a pin that does not match (the same code): there the manifest itself is in question.
-    return problem.code === "manifest_sha256" && problem.message === EXPORT_NAMES_ANOTHER_MANIFEST ? [line, `    ${OTHER_MANIFEST_HINT}`] : [line];
+    return problem.code === "manifest_sha256" && problem.message === EXPORT_NAMES_ANOTHER_MANIFEST ? [line, `    ${hint}`] : [line];
   });
   if (hidden > 0) {
     const last = shown[shown.length - 1];
@@ -51,6 +54,8 @@ const MAX_CODES_NAMED = 6;
 
 const OTHER_MANIFEST_HINT =
   "the export names another manifest: it was published with another run (or the manifest was edited); use the export published beside this manifest";
+const NOT_AS_PUBLISHED_HINT =
+  "the manifest file is not byte for byte the canonical form ingest writes (reformatted or edited: manifest_bytes), so no export can name it; use the manifest as it was published";
 
 /**
  * From this many bytes of pair, a strict re-reading takes long enough to say why: it checks about

@@ -1,7 +1,7 @@
 // verifyFiles and verification from bytes: duplicate keys in an export are seen,
 // hostile documents stay within the memory bound, and `verify` caps what it prints.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -290,6 +290,22 @@ describe("verify stops listing at the first structural mismatch and counts the r
       "    the export names another manifest: it was published with another run (or the manifest was edited); use the export published beside this manifest",
       `  ... and ${total - 1} more problems not listed (${codes.slice(0, 6).join(", ")}${codes.length > 6 ? ", …" : ""}); most follow from the [manifest_sha256] problem above (--json lists all)`,
     ]);
+  });
+
+  it("a manifest reformatted and the export bound to its new bytes is explained as a manifest not as published, not as another run", async () => {
+    const { dir, manifest, exportPath } = await writtenPair(2);
+    const reformatted = `${JSON.stringify(JSON.parse(await readFile(manifest, "utf8")), null, 2)}\n`;
+    const manifestPath = join(dir, "pretty.json");
+    await writeFile(manifestPath, reformatted);
+    const exported = JSON.parse(await readFile(exportPath, "utf8")) as Json;
+    exported.manifest_sha256 = sha256Hex(reformatted);
+    const rebound = join(dir, "rebound.json");
+    await writeFile(rebound, canonicalJsonUnchecked(exported));
+    const run = await runCli(["verify", "--manifest", manifestPath, "--export", rebound]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("[manifest_sha256]");
+    expect(run.stdout).toContain("the manifest file is not byte for byte the canonical form ingest writes");
+    expect(run.stdout).not.toContain("the export names another manifest");
   });
 
   it("a pin that does not match is not explained as an export of another run", async () => {
