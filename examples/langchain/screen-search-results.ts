@@ -7,14 +7,15 @@
 // and reasons), never page text.
 //
 //   npm run build
-//   node dist/examples/langchain/screen-search-results.js --results results.jsonl [--ollama-url http://127.0.0.1:11434] [--flag] [--fail-open]
+//   node dist/examples/langchain/screen-search-results.js --results results.jsonl [--question TEXT]
+//     [--ollama-url http://127.0.0.1:11434] [--flag] [--fail-open]      (--help: the usage)
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { Document, type DocumentInterface } from "@langchain/core/documents";
 import { BaseRetriever } from "@langchain/core/retrievers";
 import { canaryNumCtxForPolicy, SecurityPipeline, STRICT_V1 } from "little-canary";
 import { HOLD_REASONS_KEY, LittleCanaryCompressor, SCREEN_STATE_KEY, type HeldDocument } from "little-canary/langchain";
+import { exampleArgs } from "../command-line.js";
 
 /** One search result as the example reads it. */
 export interface SearchResult {
@@ -68,18 +69,28 @@ export async function screenSearchResults(options: {
   };
 }
 
+const USAGE = `usage: screen-search-results --results results.jsonl [--question TEXT] [--ollama-url URL] [--flag] [--fail-open]
+  --results FILE     the search results, one {"id"?, "url"?, "text"} per line
+  --question TEXT    what the retriever is asked (default: "What do these pages say?")
+  --ollama-url URL   the canary's Ollama (default http://127.0.0.1:11434)
+  --flag             keep held pages, marked, instead of dropping them
+  --fail-open        pass a page the canary did not see all of, marked fail_open, instead of holding it
+`;
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
+  const values = exampleArgs(
+    {
       results: { type: "string" },
-      question: { type: "string", default: "What do these pages say?" },
-      "ollama-url": { type: "string", default: "http://127.0.0.1:11434" },
-      flag: { type: "boolean", default: false },
-      "fail-open": { type: "boolean", default: false },
+      question: { type: "string" },
+      "ollama-url": { type: "string" },
+      flag: { type: "boolean" },
+      "fail-open": { type: "boolean" },
     },
-  });
+    USAGE,
+  );
+  if (typeof values === "number") return values;
   if (!values.results) {
-    process.stderr.write("usage: screen-search-results --results results.jsonl [--ollama-url URL] [--flag] [--fail-open]\n");
+    process.stderr.write(USAGE);
     return 2;
   }
   try {
@@ -94,10 +105,10 @@ async function main(): Promise<number> {
     });
     const screened = await screenSearchResults({
       results,
-      question: values.question,
-      ollamaUrl: values["ollama-url"],
-      flag: values.flag,
-      failOpen: values["fail-open"],
+      question: values.question ?? "What do these pages say?",
+      ollamaUrl: values["ollama-url"] ?? "http://127.0.0.1:11434",
+      flag: values.flag === true,
+      failOpen: values["fail-open"] === true,
     });
     process.stdout.write(`${JSON.stringify(screened)}\n`);
     return 0;

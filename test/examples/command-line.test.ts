@@ -37,3 +37,23 @@ describe("the examples' command line", () => {
     expect(missing.stderr.endsWith(USAGE)).toBe(true);
   });
 });
+
+describe("every runnable example reads its command line this way", () => {
+  it("each example that runs as a script imports exampleArgs (ingest-consumer keeps its own copy of it)", async () => {
+    const { readdir, readFile } = await import("node:fs/promises");
+    const { join } = await import("node:path");
+    const root = join(import.meta.dirname, "../../examples");
+    const files = (await readdir(root, { recursive: true })).filter((f) => f.endsWith(".ts") && f !== "command-line.ts");
+    const runnable: string[] = [];
+    for (const file of files) {
+      const text = await readFile(join(root, file), "utf8");
+      if (!text.includes("process.argv[1]")) continue;
+      runnable.push(file);
+      // ingest-consumer.ts is copied alone into a consumer's project, so it keeps these lines itself.
+      const own = file === "ingest-consumer.ts" && text.includes("function parsedArgs");
+      expect(own || /import \{[^}]*\bexampleArgs\b[^}]*\} from "\.\.?\/(\.\.\/)?command-line\.js"/.test(text), file).toBe(true);
+      expect(text.includes("parseArgs(") && !own ? file : null).toBeNull();
+    }
+    expect(runnable.length).toBeGreaterThanOrEqual(4);
+  });
+});
