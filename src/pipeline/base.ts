@@ -22,6 +22,7 @@ import { sliceSpans } from "../documents/segment-plan.js";
 import { codePointLength } from "../core/codepoints.js";
 import { orAbort } from "../core/or-abort.js";
 import { refuseUnknownOptions } from "../core/guards.js";
+import { UsageError } from "../core/errors.js";
 
 /** A pipeline's canary backends: the probe and the analyzer of its replies. */
 export interface CanaryClients {
@@ -118,11 +119,12 @@ export class PipelineBase {
    * an abandoned call is never reported as the canary's outage.
    */
   async check(text: string, options: CheckOptions = {}): Promise<PipelineVerdict> {
-    if (typeof text !== "string") throw new TypeError(`text must be a string, got ${describeType(text)}`);
+    // UsageError (code "usage"), as for an unknown option: a caller catching LittleCanaryError sees these too.
+    if (typeof text !== "string") throw new UsageError(`text must be a string, got ${describeType(text)}`);
     refuseUnknownOptions("check", options, CHECK_OPTION_KEYS);
     const { signal } = options;
     if (signal !== undefined && !(signal instanceof AbortSignal))
-      throw new TypeError(`check option signal must be an AbortSignal, got ${describeType(signal)}`);
+      throw new UsageError(`check option signal must be an AbortSignal, got ${describeType(signal)}`);
     signal?.throwIfAborted();
     this.#inFlight++;
     try {

@@ -85,6 +85,7 @@ describe("a check whose caller aborts", () => {
       /unknown check option "signall"; did you mean 'signal'\?/,
     );
     await expect(pipeline.check(TEXT, { signal: "stop" } as never)).rejects.toThrow("check option signal must be an AbortSignal, got string");
+    await expect(pipeline.check(TEXT, { signal: 5 } as never)).rejects.toMatchObject({ name: "UsageError", code: "usage" });
     expect(ollama.chatRequests()).toHaveLength(0);
   });
 

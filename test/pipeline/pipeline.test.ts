@@ -49,6 +49,7 @@ describe("SecurityPipeline construction", () => {
   it("rejects non-string input with a TypeError naming the type", async () => {
     const p = pipeline();
     await expect(p.check(null as never)).rejects.toThrow("text must be a string, got null");
+    await expect(p.check(123 as never)).rejects.toMatchObject({ name: "UsageError", code: "usage" });
     await expect(p.check(123 as never)).rejects.toThrow("got number");
     await expect(p.check(new Uint8Array(2) as never)).rejects.toThrow("got bytes");
   });
