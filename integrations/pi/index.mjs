@@ -540,6 +540,11 @@ async function getHealth(endpoint, options) {
 // src/integrations/adapter/screener.ts
 /** How long a verdict may wait for the `/health` read after `/check` has answered. */
 var HEALTH_GRACE_MS = 250;
+/** How to start the service within `adapterTimeoutMs`: whole seconds below it, when there is one. */
+function timeoutAdvice(adapterTimeoutMs) {
+	const seconds = Math.floor((adapterTimeoutMs - 1) / 1e3);
+	return seconds >= 1 ? ` Start it with --timeout ${seconds} (or less).` : "";
+}
 /**
 * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
 * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
@@ -548,7 +553,7 @@ function healthNotices(health, adapterTimeoutMs, adapterName) {
 	if (!isPlainObject(health)) return [];
 	const canaryTimeout = health["canary_timeout"];
 	const slow = typeof canaryTimeout === "number" && Number.isFinite(canaryTimeout) && canaryTimeout * 1e3 > adapterTimeoutMs;
-	return [...health["mode"] === "advisory" ? ["Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power."] : [], ...slow ? [`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`] : []];
+	return [...health["mode"] === "advisory" ? ["Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power."] : [], ...slow ? [`Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.${timeoutAdvice(adapterTimeoutMs)}`] : []];
 }
 /** A screen function bound to one service; it reads `/health` until one read succeeds. */
 function createScreener(options) {

@@ -36,6 +36,12 @@ export interface ScreenerOptions {
   readonly tokenFile?: string | null;
 }
 
+/** How to start the service within `adapterTimeoutMs`: whole seconds below it, when there is one. */
+function timeoutAdvice(adapterTimeoutMs: number): string {
+  const seconds = Math.floor((adapterTimeoutMs - 1) / 1000);
+  return seconds >= 1 ? ` Start it with --timeout ${seconds} (or less).` : "";
+}
+
 /**
  * The notices for a service that cannot gate: advisory mode, or a canary timeout longer than
  * this adapter's deadline. `adapterName` names the adapter in the sentence (e.g. "this hook").
@@ -50,7 +56,7 @@ function healthNotices(health: unknown, adapterTimeoutMs: number, adapterName: s
       : []),
     ...(slow
       ? [
-          `Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.`,
+          `Little Canary service's canary timeout (${canaryTimeout}s) exceeds ${adapterName}'s ${adapterTimeoutMs} ms deadline; slow screens will end as unavailable.${timeoutAdvice(adapterTimeoutMs)}`,
         ]
       : []),
   ];

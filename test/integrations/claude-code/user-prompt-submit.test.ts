@@ -216,7 +216,7 @@ describe("timeout honesty", () => {
       line({
         systemMessage:
           "Little Canary flagged this prompt but the server's routing policy allowed it. " +
-          "Little Canary service's canary timeout (600s) exceeds this hook's 3000 ms deadline; slow screens will end as unavailable.",
+          "Little Canary service's canary timeout (600s) exceeds this hook's 3000 ms deadline; slow screens will end as unavailable. Start it with --timeout 2 (or less).",
       }),
     );
   });
