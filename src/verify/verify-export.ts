@@ -4,7 +4,8 @@
 // wrong types, huge numbers, deep nesting and non-object items all become problems.
 import { sha256Hex } from "../core/hash.js";
 import { allowlistedAdmissions, failureProblem, ProblemList, refuseAllowlisted, type VerifyProblem } from "./problems.js";
-import { parseJsonDocument, readFailureMessage, type DocumentLabel } from "../core/read-document.js";
+import { MAX_DOCUMENT_VALUES, parseJsonDocument, readFailureMessage, type DocumentLabel } from "../core/read-document.js";
+import { isPlainObject } from "../core/guards.js";
 import type { ManifestFileSha } from "./pair-checks.js";
 import { headOf, NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { ARGUMENT_WORDING, MANIFEST_ONLY_WORDING, swappedDocuments } from "./swapped.js";
@@ -47,7 +48,18 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
   // A string is a document's text (a file read as UTF-8), never a parsed document: neither
   // document can be a JSON string, so reading it as text cannot hide a valid pair.
   const bytes = typeof doc === "string" ? new TextEncoder().encode(doc) : doc;
-  if (!(bytes instanceof Uint8Array)) return { value: doc };
+  if (!(bytes instanceof Uint8Array)) {
+    // Each record is at least one JSON value: a list longer than the values a document read from
+    // bytes may hold is refused at once, as its bytes would be, not walked (a sparse array of
+    // length 2^32 - 1, which no JSON text makes, took two minutes to walk).
+    const records = isPlainObject(doc) && Object.hasOwn(doc, "records") ? doc["records"] : undefined;
+    if (Array.isArray(records) && records.length > MAX_DOCUMENT_VALUES) {
+      const why = `its records array has ${records.length} elements, more than the ${MAX_DOCUMENT_VALUES} JSON values verify holds of a document`;
+      problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", `cannot read ${label} (${why})`);
+      return null;
+    }
+    return { value: doc };
+  }
   try {
     return { value: parseJsonDocument(bytes, label).value };
   } catch (error) {

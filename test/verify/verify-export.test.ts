@@ -60,6 +60,24 @@ describe("verifyExport on a genuine pair", () => {
   });
 });
 
+describe("verifyExport on a records list no JSON text makes", () => {
+  it("a sparse records array of length 2^32 - 1 is unreadable at once, not walked hole by hole", () => {
+    const { manifest, exported } = pair();
+    exported.records = [];
+    exported.records.length = 2 ** 32 - 1;
+    expect(verifyExport(exported, manifest)).toEqual([
+      {
+        code: "export_unreadable",
+        message: "cannot read export (its records array has 4294967295 elements, more than the 2000000 JSON values verify holds of a document)",
+      },
+    ]);
+    const emptied = pair();
+    emptied.manifest.records = [];
+    emptied.manifest.records.length = 2_000_001;
+    expect(codes(verifyExport(emptied.exported, emptied.manifest))).toEqual(["manifest_unreadable"]);
+  });
+});
+
 describe("verifyExport catches tampering with the export", () => {
   it("one changed character of text", () => {
     const { manifest, exported } = pair();
