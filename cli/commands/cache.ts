@@ -5,6 +5,7 @@
 // (REFUSED_EXIT in cli/exit-codes.ts). The library is imported when a subcommand runs.
 import { Command } from "commander";
 import { UsageError } from "../../src/core/errors.js";
+import { quotedText } from "../../src/core/display-text.js";
 import { CACHE_HELP, CACHE_PRUNE_HELP, CACHE_STATS_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
 import type { RunState } from "../run-state.js";
@@ -60,12 +61,21 @@ export function define(io: CliIo, state: RunState): Command {
       await writeOut(io.stdout, `${JSON.stringify(result)}\n`);
       state.exitCode = 0;
     });
-  return new Command("cache")
-    .description("Inspect or prune a verdict cache (the SQLite file given to ingest/screen --cache).")
-    .addCommand(stats)
-    .addCommand(prune)
-    .action(() => {
-      throw new UsageError("cache needs a subcommand: stats or prune (see little-canary cache --help)");
-    })
-    .addHelpText("after", CACHE_HELP);
+  return (
+    new Command("cache")
+      .description("Inspect or prune a verdict cache (the SQLite file given to ingest/screen --cache).")
+      .addCommand(stats)
+      .addCommand(prune)
+      // Not commander's "too many arguments for 'cache'" for a misspelt subcommand: name what is wrong.
+      .allowExcessArguments()
+      .action((_options: unknown, command: Command) => {
+        const [given] = command.args;
+        throw new UsageError(
+          given === undefined
+            ? "cache needs a subcommand: stats or prune (see little-canary cache --help)"
+            : `cache has no subcommand ${quotedText(given)}: use stats or prune (see little-canary cache --help)`,
+        );
+      })
+      .addHelpText("after", CACHE_HELP)
+  );
 }

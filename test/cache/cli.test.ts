@@ -136,6 +136,20 @@ describe("cache CLI", () => {
     expect(JSON.parse(run.stdout)).toEqual({ path, removed: 1, remaining: 1 });
   });
 
+  it("cache alone, or with a misspelt subcommand, is refused (exit 2) naming the subcommands, and a misused one points to its help", async () => {
+    const bare = await runCli(["cache"], { cwd: dir });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("error: cache needs a subcommand: stats or prune");
+    const typo = await runCli(["cache", "prnue"], { cwd: dir });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('error: cache has no subcommand "prnue": use stats or prune');
+    expect(typo.stdout).toBe("");
+    const flag = await runCli(["cache", "prune", "--max-byte", "1MiB"], { cwd: dir });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("(Did you mean --max-bytes?)");
+    expect(flag.stderr).toContain("(little-canary cache prune --help lists its options, with examples)");
+  });
+
   it("cache prune with neither --older-than nor --identity is refused naming both flags, nothing removed", async () => {
     const path = seed();
     const run = await runCli(["cache", "prune", "--cache", path], { cwd: dir });

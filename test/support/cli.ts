@@ -49,5 +49,8 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
     },
   };
   const code = await runMain(argv, io);
+  // Writes still queued in runMain's guarded stderr (commander's hint after its error line) reach
+  // the streams before the process exits (cli/main.ts exits on beforeExit); let them here too.
+  await new Promise<void>((resolve) => setImmediate(resolve));
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
