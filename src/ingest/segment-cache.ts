@@ -26,6 +26,11 @@ export interface SegmentVerdictCache {
 export interface StoredVerdict {
   readonly value: unknown;
   readonly checkedAt: string;
+  /**
+   * The state the store files it under (the SQLite cache's `state` column, which `cache stats`
+   * counts); when given, the value must hold the same, or the entry is a miss.
+   */
+  readonly state?: string;
 }
 
 /** The store under a SegmentVerdictCache (the SQLite cache, or a map in tests). */
@@ -44,6 +49,8 @@ function resultOf(stored: StoredVerdict): SegmentResult | null {
   if (!isPlainObject(v) || !TimestampSchema.safeParse(stored.checkedAt).success) return null;
   const { state, exercised, verdict, latency, prompt_eval_count: promptEvalCount, signals } = v as Record<string, unknown>;
   if (typeof state !== "string" || !CACHEABLE.has(state) || exercised !== true) return null;
+  // An entry filed under another state than it holds (a hand-edited column) is trusted by neither.
+  if (stored.state !== undefined && stored.state !== state) return null;
   const classified = classifySegmentVerdict(verdict);
   if (isClassifyError(classified) || classified.state !== state || classified.exercised !== true) return null;
   if (!(latency === null || (typeof latency === "number" && Number.isFinite(latency) && latency >= 0))) return null;

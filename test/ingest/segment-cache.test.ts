@@ -39,6 +39,18 @@ describe("the segment verdict cache of a run", () => {
     expect({ hits: cache.hits, misses: cache.misses }).toEqual({ hits: 1, misses: 1 });
   });
 
+  it("an entry filed under another state than its value holds (a hand-edited state column) is a miss", async () => {
+    const { result } = await checkSegment(pipeline(), "The quarterly report is attached.");
+    const store = new MapStore();
+    const cache = segmentVerdictCache(store);
+    cache.store(SHA, result);
+    const entry = store.entries.get(SHA) as StoredVerdict & { state: string };
+    store.entries.set(SHA, { ...entry, state: "block" });
+    expect(cache.lookup(SHA)).toBeNull();
+    store.entries.set(SHA, entry);
+    expect(cache.lookup(SHA)).toMatchObject({ state: "pass", reused: { checked_at: "2026-11-30T10:00:00.000Z" } });
+  });
+
   it("degraded, unexercised, error and not_checked results are never stored", async () => {
     const down = new SecurityPipeline({ mode: "full", canaryModel: "qwen2.5:1.5b", ollamaUrl: "http://127.0.0.1:9", canaryNumCtx: 8192, canaryTimeout: 1 });
     const { result: degraded } = await checkSegment(down, "The quarterly report is attached.");
