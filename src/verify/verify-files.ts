@@ -252,19 +252,24 @@ function progressOf(onProgress: VerifyFilesOptions["onProgress"], total: number)
  * The most bytes of a pair read whole, both documents together, and JSON values built of each.
  * Held whole, a document takes about four times its bytes in memory (a pair of 30 MB peaked at
  * 252 MB, one of 90 MB at 493 MB) and a value about 100 bytes (a manifest of 2,000,000 `{}`
- * records peaked at 488 MB; 500,000 values in each document, 282 MB): these keep the CLI's verify
- * within 256 MB for a pair of any layout (docs/ingest.md, "Verify memory"). Ingest
- * never writes a pair that needs the whole read, so only a pair edited or written by another
- * tool meets these caps, and a larger one is refused as unreadable (exit 3), saying why.
+ * records peaked at 488 MB; 500,000 values in each document, 282 MB). The values are split by
+ * what a genuine pair holds: a manifest record has about 100 values and an export record about
+ * 10, so 400,000 and 100,000 read a genuine run of some 4,000 records whole (a moved export record
+ * there is reported as `export_order`, not refused), and a hostile pair of either shape stays near
+ * 200 MB. These keep the CLI's verify within 256 MB for a pair of any layout (docs/ingest.md,
+ * "Verify memory"). Ingest never writes a pair that needs the whole read, so only a pair edited
+ * or written by another tool meets these caps, and a larger one is refused as unreadable (exit 3),
+ * saying why.
  */
 const WHOLE_PAIR_BYTES = 24 << 20;
-const WHOLE_DOCUMENT_VALUES = 100_000;
+const WHOLE_MANIFEST_VALUES = 400_000;
+const WHOLE_EXPORT_VALUES = 100_000;
 /** Why a pair is read whole, which a refusal by these caps says. */
 const WHOLE_READ_WHY =
   "the most verify reads whole: the pair is not laid out as ingest writes it (export records out of index order, or manifest members after its records), which only the whole documents can check";
 
 /**
- * The pair read whole (within WHOLE_PAIR_BYTES and WHOLE_DOCUMENT_VALUES) and fed to the
+ * The pair read whole (within WHOLE_PAIR_BYTES, WHOLE_MANIFEST_VALUES and WHOLE_EXPORT_VALUES) and fed to the
  * verifier from memory: for a pair whose layout only the whole lists can judge.
  */
 async function readWhole(manifestPath: string, exportPath: string | null): Promise<PairReading> {
@@ -281,9 +286,9 @@ async function readWhole(manifestPath: string, exportPath: string | null): Promi
       message: `cannot read ${over} ${displayText(path)} (${why})`,
     });
   }
-  const cap: ValueCap = { maxValues: WHOLE_DOCUMENT_VALUES, why: `, ${WHOLE_READ_WHY}` };
-  const manifest = over === null ? await readOrProblem(manifestPath, "manifest", readProblems, cap) : null;
-  const exported = exportPath === null || over !== null ? null : await readOrProblem(exportPath, "export", readProblems, cap);
+  const cap = (maxValues: number): ValueCap => ({ maxValues, why: `, ${WHOLE_READ_WHY}` });
+  const manifest = over === null ? await readOrProblem(manifestPath, "manifest", readProblems, cap(WHOLE_MANIFEST_VALUES)) : null;
+  const exported = exportPath === null || over !== null ? null : await readOrProblem(exportPath, "export", readProblems, cap(WHOLE_EXPORT_VALUES));
   const reading = {
     readProblems,
     manifestSha256: manifest?.sha256 ?? null,

@@ -231,15 +231,25 @@ describe("a pair read whole is held to what fits in verify's memory", () => {
     expect(small.consistent).toBe(false);
   });
 
-  it("a manifest member after its records, and more than 100,000 values in all: the manifest is unreadable, saying why", async () => {
+  it("a genuine run of 1,500 records with two export records swapped is read whole and reported as export_order, not refused", async () => {
+    const { dir, manifest, exportPath } = await writtenPair(1_500);
+    const exported = JSON.parse(await readFile(exportPath, "utf8")) as Json;
+    [exported.records[0], exported.records[1]] = [exported.records[1], exported.records[0]];
+    await writeFile(join(dir, "swapped.json"), canonicalJsonUnchecked(exported));
+    const result = await verifyFiles({ manifest, export: join(dir, "swapped.json") });
+    expect(result.readable).toBe(true);
+    expect(result.problems.map((p) => p.code)).toContain("export_order");
+  });
+
+  it("a manifest member after its records, and more than 400,000 values in all: the manifest is unreadable, saying why", async () => {
     const { run, manifest } = await writtenPair(6);
     const { records, counts, ...rest } = reparse(run.manifest.document) as Json;
     // Each record within its own budget when streamed; read whole, the document's values add up.
     const countsLast = (junk: number) => JSON.stringify({ ...rest, records: records.map((r: Json) => ({ ...r, junk: Array(junk).fill(0) })), counts });
-    await writeFile(manifest, countsLast(20_000));
+    await writeFile(manifest, countsLast(70_000));
     const result = await verifyFiles({ manifest });
     expect(result.problems.map((p) => p.code)).toEqual(["manifest_unreadable"]);
-    expect(result.problems[0]?.message).toContain(`more than 100000 JSON values, ${WHY}`);
+    expect(result.problems[0]?.message).toContain(`more than 400000 JSON values, ${WHY}`);
     await writeFile(manifest, countsLast(0));
     expect((await verifyFiles({ manifest })).readable).toBe(true);
   });
