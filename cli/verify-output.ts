@@ -1,7 +1,7 @@
 // What `little-canary verify` prints on stdout for a pair it could read: the JSON report with
 // --json (every problem kept: the first 10,000 of each document's records, then one counting the rest), else one verdict line and the first problems, then the notes.
 // Data in, text out. And the one line on stderr that says why a large pair takes longer.
-import { EXPORT_NAMES_ANOTHER_MANIFEST, problemsToShow, STRUCTURAL_PROBLEM_CODES } from "../src/verify/problems.js";
+import { EXPORT_NAMES_ANOTHER_MANIFEST, EXPORT_NAMES_NONCANONICAL_BYTES, problemsToShow, STRUCTURAL_PROBLEM_CODES } from "../src/verify/problems.js";
 import type { VerifyFilesResult } from "../src/verify/verify-files.js";
 import type { CliIo } from "./io.js";
 
@@ -29,14 +29,13 @@ export function verifyOutput(result: VerifyFilesResult, json: boolean): { readon
     return { report, notes };
   }
   const { shown, hidden } = problemsToShow(problems);
-  // A manifest whose bytes are not its canonical form (reformatted, or edited) cannot be the one the
-  // export names, whatever the export says: that, not another run, is then the cause to name.
-  const hint = problems.some((problem) => problem.code === "manifest_bytes") ? NOT_AS_PUBLISHED_HINT : OTHER_MANIFEST_HINT;
   const lines = shown.flatMap((problem) => {
     const line = `  - [${problem.code}] ${problem.message}`;
-    // The usual cause, in words: an export beside a manifest it was not published with.
-    // Not for a pin that does not match (the same code): there the manifest itself is in question.
-    return problem.code === "manifest_sha256" && problem.message === EXPORT_NAMES_ANOTHER_MANIFEST ? [line, `    ${hint}`] : [line];
+    // The usual cause, in words: an export beside a manifest it was not published with, or bound
+    // to the manifest's bytes after they were reformatted. Not for a pin that does not match (the
+    // same code): there the manifest itself is in question.
+    const hint = problem.code !== "manifest_sha256" ? null : (MANIFEST_HINTS.get(problem.message) ?? null);
+    return hint === null ? [line] : [line, `    ${hint}`];
   });
   if (hidden > 0) {
     const last = shown[shown.length - 1];
@@ -52,10 +51,16 @@ export function verifyOutput(result: VerifyFilesResult, json: boolean): { readon
 /** How many codes of the problems not listed are named. */
 const MAX_CODES_NAMED = 6;
 
-const OTHER_MANIFEST_HINT =
-  "the export names another manifest: it was published with another run (or the manifest was edited); use the export published beside this manifest";
-const NOT_AS_PUBLISHED_HINT =
-  "the manifest file is not byte for byte the canonical form ingest writes (reformatted or edited: manifest_bytes), so no export can name it; use the manifest as it was published";
+const MANIFEST_HINTS: ReadonlyMap<string, string> = new Map([
+  [
+    EXPORT_NAMES_ANOTHER_MANIFEST,
+    "the export names another manifest: it was published with another run (or the manifest was edited); use the export published beside this manifest",
+  ],
+  [
+    EXPORT_NAMES_NONCANONICAL_BYTES,
+    "the manifest was reformatted or edited after ingest wrote it, and the export bound to the new bytes; use the manifest and the export as they were published",
+  ],
+]);
 
 /**
  * From this many bytes of pair, a strict re-reading takes long enough to say why: it checks about

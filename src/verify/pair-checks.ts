@@ -20,7 +20,7 @@ import type { MaterialSource } from "../documents/segment-material.js";
 import { isInt, isObj, isWellFormedString, own, sameKeySet, type Obj } from "./_values.js";
 import { segmentCount, type Geometry } from "../documents/segment-spans.js";
 import { checkRunAndContext } from "./manifest-checks.js";
-import { EXPORT_NAMES_ANOTHER_MANIFEST, type ProblemList } from "./problems.js";
+import { EXPORT_NAMES_ANOTHER_MANIFEST, EXPORT_NAMES_NONCANONICAL_BYTES, type ProblemList } from "./problems.js";
 
 /**
  * SHA-256 of the manifest file's bytes: `undefined` when no bytes were given (the file-bytes
@@ -261,7 +261,9 @@ export function checkHead(ex: Obj | null, manifest: Obj, facts: ManifestFacts, f
   const computed = facts.canonicalSha;
   // Step 5, with an export: it must name the manifest's canonical form.
   if (ex !== null && (computed === null || own(ex, "manifest_sha256") !== computed)) {
-    problems.add("manifest_sha256", EXPORT_NAMES_ANOTHER_MANIFEST);
+    // Bound to this file's own bytes, not to its canonical form: the file was reformatted or edited.
+    const namesTheBytes = typeof fileSha === "string" && own(ex, "manifest_sha256") === fileSha;
+    problems.add("manifest_sha256", namesTheBytes ? EXPORT_NAMES_NONCANONICAL_BYTES : EXPORT_NAMES_ANOTHER_MANIFEST);
   }
   // Step 6: the file bytes must be exactly that canonical form. With step 5 this binds the export
   // to the file's bytes; a canonical manifest beside another run's export fails step 5 alone.

@@ -111,6 +111,11 @@ export const STRUCTURAL_PROBLEM_CODES: ReadonlySet<VerifyProblemCode> = new Set<
 
 /** The message of `manifest_sha256` when the export names another manifest (a pin that does not match has its own). */
 export const EXPORT_NAMES_ANOTHER_MANIFEST = "manifest_sha256 does not match the manifest";
+/**
+ * The message of `manifest_sha256` when the export names the manifest file's own bytes, which are
+ * not the manifest's canonical form (the export was bound to a reformatted or edited manifest).
+ */
+export const EXPORT_NAMES_NONCANONICAL_BYTES = `${EXPORT_NAMES_ANOTHER_MANIFEST}: the export names the file's bytes, which are not the manifest's canonical form`;
 
 /** How many problems `problemsToShow` lists when none is structural. */
 export const DEFAULT_PROBLEMS_SHOWN = 20;

@@ -302,7 +302,7 @@ describe("verify stops listing at the first structural mismatch and counts the r
     ]);
   });
 
-  it("a manifest reformatted and the export bound to its new bytes is explained as a manifest not as published, not as another run", async () => {
+  it("a manifest reformatted and the export bound to its new bytes is explained as such, and beside another run's export as another run", async () => {
     const { dir, manifest, exportPath } = await writtenPair(2);
     const reformatted = `${JSON.stringify(JSON.parse(await readFile(manifest, "utf8")), null, 2)}\n`;
     const manifestPath = join(dir, "pretty.json");
@@ -314,8 +314,16 @@ describe("verify stops listing at the first structural mismatch and counts the r
     const run = await runCli(["verify", "--manifest", manifestPath, "--export", rebound]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("[manifest_sha256]");
-    expect(run.stdout).toContain("the manifest file is not byte for byte the canonical form ingest writes");
+    expect(run.stdout).toContain("manifest_sha256 does not match the manifest: the export names the file's bytes, which are not the manifest's canonical form");
+    expect(run.stdout).toContain("the manifest was reformatted or edited after ingest wrote it");
     expect(run.stdout).not.toContain("the export names another manifest");
+    // The same reformatted manifest beside another run's export: that export names another manifest.
+    const other = synthRun([{ ...doc(0), text: "Another run's text." }]);
+    const otherExport = join(dir, "other.json");
+    await writeFile(otherExport, other.exported!.bytes);
+    const mixed = await runCli(["verify", "--manifest", manifestPath, "--export", otherExport]);
+    expect(mixed.stdout).toContain("  - [manifest_sha256] manifest_sha256 does not match the manifest\n");
+    expect(mixed.stdout).toContain("the export names another manifest: it was published with another run");
   });
 
   it("a pin that does not match is not explained as an export of another run", async () => {
