@@ -49,7 +49,8 @@ export function notAnHttpUrl(flagName: string): UsageError {
 /** Validates an http(s) origin given as `flagName` (e.g. `--ollama-url`; no path beyond "/") and returns it normalised. */
 export function validateServiceUrl(url: unknown, flagName: string): string {
   const parsed = parseHttpUrl(url);
-  if (!parsed || typeof url !== "string") {
+  // Port 0 parses, but nothing can be reached there.
+  if (!parsed || typeof url !== "string" || parsed.port === "0") {
     throw notAnHttpUrl(flagName);
   }
   // Checked on the raw text too: WHATWG parsing turns "http://h/?" and "http://@h" into empty parts that would slip through.

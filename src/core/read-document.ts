@@ -106,7 +106,8 @@ export function fileReasonWords(error: unknown): string {
   const reason = error instanceof StrictFileError ? error.reason : fileReason(error);
   if (reason === "not_found") return "file not found";
   if (reason === "not_a_file") return "not a regular file";
-  if (reason === "changed") return "the file changed while it was read: something is writing to it";
+  if (reason === "changed")
+    return "its bytes did not match its size when opened: something wrote to it while it was read, or it is not an ordinary file (such as one under /proc)";
   const meaning = READ_ERRNO_WORDS[reason];
   return meaning === undefined ? reason : `${reason}: ${meaning}`;
 }

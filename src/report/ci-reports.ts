@@ -140,7 +140,8 @@ export class CiReports {
    * Writes every report: the files atomically, then the annotations' last line and the job
    * summary. Every file is written in full beside its target before any replaces its target, so a
    * write that fails (a full disk, a directory gone) leaves every earlier report as it was, never
-   * a new SARIF log beside last run's JUnit.
+   * a new SARIF log beside last run's JUnit. The renames come one after the other: a rename that
+   * fails after another succeeded (a target made a directory in that instant) still mixes them.
    */
   async finish(facts: CiRunFacts): Promise<void> {
     const run = { total: facts.total, properties: { command: facts.command, ...facts.properties }, startedAt: this.startedAt, endedAt: this.clock() };

@@ -45,6 +45,7 @@ describe("validateServiceUrl", () => {
     ["not-a-url", "must be an http or https URL"],
     ["ftp://127.0.0.1", "must be an http or https URL"],
     ["http://127.0.0.1:99999", "a port, if one is given, from 1 to 65535"],
+    ["http://127.0.0.1:0", "a port, if one is given, from 1 to 65535"],
     ["http://user:secret@127.0.0.1:11434", "must not contain user info"],
     ["http://@127.0.0.1:11434", "must not contain user info"],
     ["http://127.0.0.1:11434/?token=secret", "must not contain a query or fragment"],

@@ -46,7 +46,7 @@ describe("SecurityPipeline construction", () => {
     }).toThrow();
   });
 
-  it("rejects non-string input with a TypeError naming the type", async () => {
+  it("rejects non-string input with a UsageError naming the type", async () => {
     const p = pipeline();
     await expect(p.check(null as never)).rejects.toThrow("text must be a string, got null");
     await expect(p.check(123 as never)).rejects.toMatchObject({ name: "UsageError", code: "usage" });

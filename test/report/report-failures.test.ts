@@ -2,7 +2,7 @@
 // only once the run's result is final (a refused run shows no finding on GitHub), a report
 // path that is a directory is refused before any check, naming the flag, and a report that
 // cannot be written at the end names its flag and file and leaves no scratch file behind; the
-// reports of one run replace the earlier ones together or not at all.
+// reports of one run are all written before any replaces an earlier one.
 import { mkdirSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -109,7 +109,7 @@ describe("CI reports of a run that fails after its checks", () => {
   });
 });
 
-describe("CI reports replaced together or not at all", () => {
+describe("CI reports all written before any replaces an earlier one", () => {
   it("a JUnit report that cannot be written leaves the earlier SARIF log as it was, and no temp file", async () => {
     await writeFile(join(dir, "out.sarif"), "OLD SARIF");
     await mkdir(join(dir, "junit"));
