@@ -5,7 +5,6 @@
 import { sha256Hex } from "../core/hash.js";
 import { allowlistedAdmissions, failureProblem, ProblemList, refuseAllowlisted, type VerifyProblem } from "./problems.js";
 import { MAX_DOCUMENT_VALUES, parseJsonDocument, readFailureMessage, type DocumentLabel } from "../core/read-document.js";
-import { isPlainObject } from "../core/guards.js";
 import type { ManifestFileSha } from "./pair-checks.js";
 import { headOf, NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { ARGUMENT_WORDING, MANIFEST_ONLY_WORDING, swappedDocuments } from "./swapped.js";
@@ -49,16 +48,13 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
   // document can be a JSON string, so reading it as text cannot hide a valid pair.
   const bytes = typeof doc === "string" ? new TextEncoder().encode(doc) : doc;
   if (!(bytes instanceof Uint8Array)) {
-    // Each record is at least one JSON value: a list longer than the values a document read from
-    // bytes may hold is refused at once, as its bytes would be, not walked (a sparse array of
-    // length 2^32 - 1, which no JSON text makes, took two minutes to walk).
-    const records = isPlainObject(doc) && Object.hasOwn(doc, "records") ? doc["records"] : undefined;
-    if (Array.isArray(records) && records.length > MAX_DOCUMENT_VALUES) {
-      const why = `its records array has ${records.length} elements, more than the ${MAX_DOCUMENT_VALUES} JSON values verify holds of a document`;
-      problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", `cannot read ${label} (${why})`);
-      return null;
-    }
-    return { value: doc };
+    // A value built in code is held to what a document read from bytes may hold, before any check
+    // walks it: a sparse array of length 2^32 - 1 (no JSON text makes one) took two minutes to
+    // walk, and one of 2^24 nested in a record ran the process out of memory.
+    const why = beyondDocumentCaps(doc);
+    if (why === null) return { value: doc };
+    problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", `cannot read ${label} (${why})`);
+    return null;
   }
   try {
     return { value: parseJsonDocument(bytes, label).value };
@@ -66,6 +62,35 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
     problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", readFailureMessage(error, label));
     return null;
   }
+}
+
+/**
+ * Why a document passed as a value holds more than verify holds of one read from bytes
+ * (MAX_DOCUMENT_VALUES values), or null. An array counts its length, holes and all (what a walk
+ * over it visits); keys are counted as they are enumerated, so a huge object is refused without
+ * listing its keys first. The walk keeps its own stack: nesting of any depth is left to the checks,
+ * which report it record by record.
+ */
+function beyondDocumentCaps(root: unknown): string | null {
+  const tooMany = `more than the ${MAX_DOCUMENT_VALUES} JSON values verify holds of a document`;
+  let values = 0;
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (++values > MAX_DOCUMENT_VALUES) return tooMany;
+    if (node === null || typeof node !== "object") continue;
+    if (Array.isArray(node)) {
+      if (values + pending.length + node.length > MAX_DOCUMENT_VALUES) return `an array of ${node.length} elements: ${tooMany}`;
+      for (let i = 0; i < node.length; i++) pending.push(node[i]);
+      continue;
+    }
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      if (values + pending.length >= MAX_DOCUMENT_VALUES) return tooMany;
+      pending.push((node as Record<string, unknown>)[key]);
+    }
+  }
+  return null;
 }
 
 /**

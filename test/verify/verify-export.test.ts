@@ -60,7 +60,7 @@ describe("verifyExport on a genuine pair", () => {
   });
 });
 
-describe("verifyExport on a records list no JSON text makes", () => {
+describe("verifyExport on values no JSON text makes", () => {
   it("a sparse records array of length 2^32 - 1 is unreadable at once, not walked hole by hole", () => {
     const { manifest, exported } = pair();
     exported.records = [];
@@ -68,13 +68,21 @@ describe("verifyExport on a records list no JSON text makes", () => {
     expect(verifyExport(exported, manifest)).toEqual([
       {
         code: "export_unreadable",
-        message: "cannot read export (its records array has 4294967295 elements, more than the 2000000 JSON values verify holds of a document)",
+        message: "cannot read export (an array of 4294967295 elements: more than the 2000000 JSON values verify holds of a document)",
       },
     ]);
     const emptied = pair();
     emptied.manifest.records = [];
     emptied.manifest.records.length = 2_000_001;
     expect(codes(verifyExport(emptied.exported, emptied.manifest))).toEqual(["manifest_unreadable"]);
+  });
+
+  it("a sparse array nested in a record is unreadable at once; a genuine pair is within the cap", () => {
+    const sparse = pair();
+    sparse.manifest.records[0].segments.length = 2 ** 24;
+    expect(codes(verifyExport(sparse.exported, sparse.manifest))).toEqual(["manifest_unreadable"]);
+    const { manifest, exported } = pair();
+    expect(verifyExport(exported, manifest)).toEqual([]);
   });
 });
 
