@@ -142,6 +142,9 @@ export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplic
   return overBudgetRecordEntry({ index: record.index, record: snapshot, plan: planSegments(snapshot, policy, { budgetOnly: true }) });
 }
 
+/** The runs whose proof before the first check is made (RunContext.beforeCheck), so it is not asked again. */
+const PROVED = new WeakSet<RunContext>();
+
 /**
  * Checks a planned record's segments in plan order. With `stop_after_hold` the first hold stops
  * the record's canary calls, not the structural layer (a later block is recorded as one); once
@@ -175,7 +178,13 @@ export async function checkRecord(run: RunContext, prepared: PlannedRecord, cach
     }
     // Not in the cache, or a stopped segment the structural layer would see: only a check gives it.
     if (cacheOnly) return null;
-    await run.beforeCheck?.();
+    // The proof before the first check costs a chat call: a segment the structural layer keeps
+    // from the canary does not need it, so a re-run whose only new checks are structural blocks
+    // (never cached) sends no chat at all. Asked only until the proof is made.
+    if (run.beforeCheck !== undefined && !PROVED.has(run) && !(profile.skipsCanaryOn?.(segment.text) ?? false)) {
+      await run.beforeCheck();
+      PROVED.add(run);
+    }
     checks++;
     const { result, canary } = await checkSegment(pipeline, segment.text, run.signal);
     breaker.record(canary);
