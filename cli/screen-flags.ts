@@ -15,7 +15,7 @@ export function addScreenFlags(command: Command): Command {
     .option("--fail-closed", "deny (safe:false) items whose behavioural coverage failed or did not run")
     .option("--max-items <n>", "most items accepted (0: no limit)", nonNegativeIntArg, 1000)
     .option("--max-item-bytes <n>", "most UTF-8 bytes of one item's text (ceiling 67108864)", nonNegativeIntArg, 65536)
-    .option("--max-total-bytes <n>", "most UTF-8 bytes of all texts together (0: no limit)", nonNegativeIntArg, 8388608)
+    .option("--max-total-bytes <n>", "most UTF-8 bytes of all items together: texts, ids, sources and metadata (0: no limit)", nonNegativeIntArg, 8388608)
     .option("--max-metadata-keys <n>", "most metadata keys per item (as ingest's strict/v1: 32)", nonNegativeIntArg, 32)
     .option("--max-metadata-value-chars <n>", "most code points per metadata value (as ingest's strict/v1: 1024)", nonNegativeIntArg, 1024)
     .option("--scratch-dir <dir>", "where the scratch files go: a copy of stdin, the items until the end (default: $TMPDIR, else the OS temp dir)")

@@ -19,6 +19,7 @@ import type { EmbeddedCanaryProbe, EmbeddedIdentity } from "../canary/embedded-p
 import { isGenuinePipeline } from "../pipeline/pipeline.js";
 import { confirmCanaryModel } from "../pipeline/canary-warning.js";
 import { CanaryModelError, unreachableMessage, type ServedModels } from "../canary/served-models.js";
+import { quotedText } from "../core/display-text.js";
 import type { IngestPolicy } from "../documents/policy.js";
 
 /** What the context gate found: whether it verified the canary, the context required and the one loaded, and the model digest. */
@@ -210,7 +211,12 @@ export async function runContextGate(
 async function proveLoadedContext(probe: OllamaCanaryProbe): Promise<void> {
   const run = await probe.runContext();
   if (!run.ok) {
-    throw new IngestGateError("backend", `the canary warm-up call failed (${run.failureCode}); ingest refuses to run without proof of the loaded context`);
+    // Where and what, as every other canary refusal says: the model and the server's origin, then the fix.
+    const where = `model ${quotedText(probe.model)} at ${probe.endpointOrigin}`;
+    throw new IngestGateError(
+      "backend",
+      `the canary warm-up call failed (${run.failureCode}; ${where}); ingest refuses to run without proof of the loaded context: make sure the server answers a chat with this model (--timeout gives a slow first load longer), then run again`,
+    );
   }
   const loaded = run.value.loaded;
   if (loaded.kind === "too_small") {

@@ -92,6 +92,18 @@ describe("with an Ollama canary, --cache and a record the structural layer block
   );
 });
 
+describe("a warm-up that fails", () => {
+  it("ingest refuses (exit 3) naming the failure, the model and the server, and how to fix it", async () => {
+    await writeFile(join(dir, "in.jsonl"), records());
+    ollama.setRouteFault("/api/chat", { fault: "status", status: 500 });
+    const run = await commands.ingest(backends.ollama.flags(), "m1");
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain(`the canary warm-up call failed (http_error; model "qwen2.5:1.5b" at ${ollama.url})`);
+    expect(run.stderr).toContain("make sure the server answers a chat with this model");
+    expect(run.stdout).toBe("");
+  });
+});
+
 describe("with an OpenAI-compatible canary and --cache", () => {
   // The server's system_fingerprint is part of the cache identity (a server that reports another
   // is a miss), and vLLM gives it only in a completion: the warm-up is what reads it, so it is
