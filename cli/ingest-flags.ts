@@ -52,7 +52,11 @@ export function addIngestFlags(command: Command): Command {
     .option("--max-segments <n>", "most segments per record, metadata included (strict/v1: 8)", nonNegativeIntArg)
     .option("--max-item-bytes <n>", "most UTF-8 bytes of one text (strict/v1: 65536; ceiling 67108864)", nonNegativeIntArg)
     .option("--max-items <n>", "most records (strict/v1: 1000; 0: no limit)", nonNegativeIntArg)
-    .option("--max-total-bytes <n>", "most UTF-8 bytes of all records together: texts, ids, sources and metadata (strict/v1: 8388608; 0: no limit)", nonNegativeIntArg)
+    .option(
+      "--max-total-bytes <n>",
+      "most UTF-8 bytes of all records together: texts, ids, sources and metadata (strict/v1: 8388608; 0: no limit)",
+      nonNegativeIntArg,
+    )
     .option("--max-metadata-keys <n>", "most metadata keys per record (strict/v1: 32)", nonNegativeIntArg)
     .option("--max-metadata-value-chars <n>", "most code points per metadata value (strict/v1: 1024)", nonNegativeIntArg)
     .option("--concurrency <n>", "records checked at once (any value gives the same records, decisions and order; only latencies differ)", positiveIntArg, 1)
