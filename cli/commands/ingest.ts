@@ -45,7 +45,9 @@ export async function run(input: string, flags: IngestFlags, io: CliIo, options:
   // Registered first, so no phase of the run can be interrupted without its cleanup.
   const controller = new AbortController();
   const unregister = io.onSignal((signal) => {
-    if (!controller.signal.aborted) controller.abort(new IngestRefusedError(`interrupted by ${signal}; nothing written`));
+    // With a cache, the verdicts stored so far stay in it: the operator should know a re-run resumes.
+    const kept = typeof flags.cache !== "string" ? "" : " (the verdicts already stored in the --cache file stay there: a re-run with it reuses them)";
+    if (!controller.signal.aborted) controller.abort(new IngestRefusedError(`interrupted by ${signal}; nothing written${kept}`));
   });
   const reporter = createIngestReporter(io);
   try {

@@ -118,4 +118,17 @@ describe("ingest publication through the CLI", () => {
     expect(result.stderr).toBe("error: interrupted by SIGINT; nothing written\n");
     expect((await dirState(dir)).files).toEqual(["in.jsonl"]);
   });
+
+  it("an interrupted run with --cache says the verdicts stored so far stay for a re-run", async () => {
+    const signals: { trigger?: (signal: NodeJS.Signals) => void } = {};
+    ollama.setLatency(1_000);
+    const run = runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--cache", "v.sqlite", "--ollama-url", ollama.url], { cwd: dir, signals });
+    await firstChat(ollama);
+    signals.trigger!("SIGTERM");
+    const result = await run;
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      "error: interrupted by SIGTERM; nothing written (the verdicts already stored in the --cache file stay there: a re-run with it reuses them)\n",
+    );
+  });
 });
