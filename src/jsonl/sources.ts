@@ -26,6 +26,7 @@ export async function* fromNodeStream(stream: NodeJS.ReadableStream): AsyncGener
  */
 export async function* fromFile(path: string, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
   let stream: Readable | null = null;
+  let regular: { readonly fd: number; readonly size: number } | null = null;
   let opening = true;
   let retry: NodeJS.Timeout | null = null;
   const abandon = (): void => {
@@ -49,20 +50,47 @@ export async function* fromFile(path: string, signal?: AbortSignal): AsyncGenera
     // A pipe is read as a socket (epoll, not a pool thread blocked in read), so destroying it
     // ends a read that waits for a writer who never writes; a file is read as usual.
     try {
-      stream = fstatSync(fd).isFIFO() ? new Socket({ fd, readable: true, writable: false }) : createReadStream(path, { fd, highWaterMark: READ_CHUNK_BYTES });
+      const info = fstatSync(fd);
+      // A regular file's descriptor stays open past the last chunk (its stream is destroyed, and
+      // the descriptor closed with it, only in `finally`), so its size can be asked again.
+      if (info.isFile()) regular = { fd, size: info.size };
+      stream = info.isFIFO()
+        ? new Socket({ fd, readable: true, writable: false })
+        : createReadStream(path, { fd, highWaterMark: READ_CHUNK_BYTES, autoClose: regular === null });
     } catch (error) {
       closeSync(fd);
       throw error;
     }
     if (signal?.aborted) stream.destroy();
-    for await (const chunk of stream) yield chunk as Buffer;
+    // A regular file holds the bytes it held when opened, or the input changed while it was read:
+    // one still being written would be read to wherever its writer had got (half a line reads as
+    // malformed JSON, a whole one as a shorter input), and one that grows for ever, for ever.
+    let read = 0;
+    for await (const chunk of regular === null ? stream : stream.iterator({ destroyOnReturn: false })) {
+      read += (chunk as Buffer).byteLength;
+      if (regular !== null && read > regular.size) throw new InputGrewError(path, regular.size);
+      yield chunk as Buffer;
+    }
+    if (regular !== null && (read !== regular.size || fstatSync(regular.fd).size !== regular.size)) throw new InputGrewError(path, regular.size);
   } catch (error) {
+    if (error instanceof InputGrewError) throw error;
     const reason = typeof (error as { code?: unknown })?.code === "string" ? ` (${(error as { code: string }).code})` : "";
     throw new LittleCanaryError("io", `could not read input file ${displayText(path)}${reason}`, { cause: error });
   } finally {
     signal?.removeEventListener("abort", abandon);
     if (retry !== null) clearInterval(retry);
     stream?.destroy();
+  }
+}
+
+/** A regular input file whose bytes did not stay what they were when it was opened. */
+class InputGrewError extends LittleCanaryError {
+  override readonly name = "InputGrewError";
+  constructor(path: string, size: number) {
+    super(
+      "input_refused",
+      `the input ${displayText(path)} changed while it was read: it held ${size} bytes when opened, and something wrote to it (or cut it short) while it was read; nothing written`,
+    );
   }
 }
 

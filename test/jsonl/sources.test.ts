@@ -64,3 +64,52 @@ describe("byte sources", () => {
     await expect(collect(fromBytes("x", 0))).rejects.toThrow(/positive integer/);
   });
 });
+
+describe("a regular input file holds the bytes it held when opened", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "lc-jsonl-grow-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Reads `path`, calling `between` after each chunk; the bytes read, or the error's code and message. */
+  async function readWith(path: string, between: (chunk: number) => Promise<void>): Promise<number | { code: string; message: string }> {
+    let bytes = 0;
+    let chunks = 0;
+    try {
+      for await (const chunk of fromFile(path)) {
+        bytes += chunk.byteLength;
+        await between(chunks++);
+      }
+      return bytes;
+    } catch (error) {
+      return { code: (error as LittleCanaryError).code, message: (error as Error).message };
+    }
+  }
+
+  const size = 2 * READ_CHUNK_BYTES + 100;
+
+  it("a file left alone is read whole, and one appended to after its last byte was read is not refused", async () => {
+    const path = join(dir, "in.jsonl");
+    await writeFile(path, Buffer.alloc(size, 0x61));
+    expect(await readWith(path, async () => undefined)).toBe(size);
+  });
+
+  it("a file appended to while it is read is refused (input_refused), naming its size when opened", async () => {
+    const path = join(dir, "in.jsonl");
+    await writeFile(path, Buffer.alloc(size, 0x61));
+    const { appendFile } = await import("node:fs/promises");
+    const result = await readWith(path, (chunk) => (chunk === 0 ? appendFile(path, '{"text":"half a rec') : Promise.resolve()));
+    expect(result).toEqual({ code: "input_refused", message: expect.stringContaining(`changed while it was read: it held ${size} bytes when opened`) });
+  });
+
+  it("a file cut short while it is read is refused the same way", async () => {
+    const path = join(dir, "in.jsonl");
+    await writeFile(path, Buffer.alloc(size, 0x61));
+    const { truncate } = await import("node:fs/promises");
+    const result = await readWith(path, (chunk) => (chunk === 0 ? truncate(path, READ_CHUNK_BYTES + 10) : Promise.resolve()));
+    expect(result).toMatchObject({ code: "input_refused" });
+  });
+});
