@@ -68,13 +68,9 @@ export function define(io: CliIo, state: RunState): Command {
       .addCommand(prune)
       // Not commander's "too many arguments for 'cache'" for a misspelt subcommand: name what is wrong.
       .allowExcessArguments()
-      .action((_options: unknown, command: Command) => {
-        const [given] = command.args;
-        throw new UsageError(
-          given === undefined
-            ? "cache needs a subcommand: stats or prune (see little-canary cache --help)"
-            : `cache has no subcommand ${quotedText(given)}: use stats or prune (see little-canary cache --help)`,
-        );
+      .action((_options: unknown, { args: [given] }: Command) => {
+        const wrong = given === undefined ? "cache needs a subcommand" : `cache has no subcommand ${quotedText(given)}`;
+        throw new UsageError(`${wrong}: use stats or prune (see little-canary cache --help)`);
       })
       .addHelpText("after", CACHE_HELP)
   );

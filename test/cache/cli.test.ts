@@ -139,7 +139,7 @@ describe("cache CLI", () => {
   it("cache alone, or with a misspelt subcommand, is refused (exit 2) naming the subcommands, and a misused one points to its help", async () => {
     const bare = await runCli(["cache"], { cwd: dir });
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toContain("error: cache needs a subcommand: stats or prune");
+    expect(bare.stderr).toContain("error: cache needs a subcommand: use stats or prune");
     const typo = await runCli(["cache", "prnue"], { cwd: dir });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('error: cache has no subcommand "prnue": use stats or prune');
