@@ -803,15 +803,23 @@ const PROBLEM_OF_CODE: Readonly<Record<string, CacheFileProblem>> = {
   SQLITE_AUTH: "unopenable",
 };
 
+/** How a message names a verdict cache file (an id index has its own label). */
+const CACHE_FILE_LABEL = "the cache file";
+
 /**
  * A CacheFileError for an error SQLite threw while using the file at `path` (other errors pass
  * through); `label` is what the message calls the file (ingest's id index is not a cache).
  */
-export function sqliteFailure(error: unknown, path: string, fallback: CacheFileProblem = "write_failed", label = "the cache file"): unknown {
+export function sqliteFailure(error: unknown, path: string, fallback: CacheFileProblem = "write_failed", label = CACHE_FILE_LABEL): unknown {
   if (!(error instanceof Database.SqliteError)) return error;
   // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_CANTOPEN_ISDIR, ...) map like their primary code.
   const problem = PROBLEM_OF_CODE[error.code] ?? Object.entries(PROBLEM_OF_CODE).find(([code]) => error.code.startsWith(`${code}_`))?.[1] ?? fallback;
-  return new CacheFileError(problem, path, `${label} ${displayText(path)} ${CACHE_FILE_PROBLEMS[problem]} (${error.code})`, { cause: error });
+  // A full disk under the verdict cache has a fix of its own: prune it, or leave it out of the run.
+  const advice =
+    error.code.startsWith("SQLITE_FULL") && label === CACHE_FILE_LABEL
+      ? ": the disk is full; free space, shrink the cache with little-canary cache prune --max-bytes SIZE, or run without --cache"
+      : "";
+  return new CacheFileError(problem, path, `${label} ${displayText(path)} ${CACHE_FILE_PROBLEMS[problem]} (${error.code})${advice}`, { cause: error });
 }
 
 /**

@@ -164,5 +164,17 @@ describe("id index failures", () => {
     expect((failure as Error).message).toBe("ingest's temporary id index /d/.m.json.1.ids.spool cannot be opened (SQLITE_CANTOPEN)");
     const cache = sqliteFailure(new Database.SqliteError("unable to open", "SQLITE_CANTOPEN"), "/d/c.sqlite", "unopenable");
     expect((cache as Error).message).toBe("the cache file /d/c.sqlite cannot be opened (SQLITE_CANTOPEN)");
+    // A full disk: the cache's message says how to make room; the id index's does not offer the cache's fixes.
+    const full = sqliteFailure(new Database.SqliteError("database or disk is full", "SQLITE_FULL"), "/d/c.sqlite");
+    expect((full as Error).message).toBe(
+      "the cache file /d/c.sqlite could not be written (SQLITE_FULL): the disk is full; free space, shrink the cache with little-canary cache prune --max-bytes SIZE, or run without --cache",
+    );
+    const index = sqliteFailure(
+      new Database.SqliteError("database or disk is full", "SQLITE_FULL"),
+      "/d/.m.json.1.ids.spool",
+      "write_failed",
+      "ingest's temporary id index",
+    );
+    expect((index as Error).message).toBe("ingest's temporary id index /d/.m.json.1.ids.spool could not be written (SQLITE_FULL)");
   });
 });
