@@ -65,7 +65,7 @@ export class RunResources {
   /** Steps 2 and 3: locks, the repeated pre-flight, the previous pair, the directories. */
   private async prepareTargets(): Promise<PublicationLock> {
     const { targets, fs, reporter } = this.plan;
-    const lock = await lockTargets(targets, this.plan.lock.waitSeconds, this.plan.signal);
+    const lock = await lockTargets(targets, this.plan.lock.waitSeconds, this.plan.signal, (message) => reporter.warn?.(message));
     try {
       await preflightTargets(targets);
       stopIfAborted(this.plan);

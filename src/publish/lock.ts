@@ -34,6 +34,8 @@ export interface LockOptions {
   readonly signal?: AbortSignal;
   /** The flag that named the path, for a refusal that names its directory (default `--manifest`). */
   readonly flag?: string;
+  /** Told once, with a sentence to show, when the lock is held by another run and the wait begins. */
+  readonly onWait?: (message: string) => void;
 }
 
 export function lockPathFor(manifestPath: string): string {
@@ -47,6 +49,7 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
   const lockPath = lockPathFor(manifestPath);
   const deadline = Date.now() + waitSeconds * 1000;
   let compromised: Error | null = null;
+  let waiting = false;
   for (;;) {
     try {
       const unlock = await lockfile.lock(manifestPath, {
@@ -79,6 +82,13 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
       if (code === "ELOCKED") {
         if (options.signal?.aborted) throw new PublishError("interrupted while waiting for the publication lock", { cause: error });
         if (Date.now() < deadline) {
+          // A wait in silence reads as a hang: say once what it waits for, and that a dead holder's lock ends.
+          if (!waiting) {
+            waiting = true;
+            options.onWait?.(
+              `waiting up to ${waitSeconds} s for the publication lock ${displayText(lockPath)}, held by another run (a lock left by a killed run is taken over ${STALE_LOCK_MS / 1000} s after its last refresh)`,
+            );
+          }
           await setTimeout(Math.min(RETRY_INTERVAL_MS, Math.max(1, deadline - Date.now())));
           continue;
         }
@@ -112,6 +122,7 @@ export async function lockTargets(
   targets: { readonly manifestPath: string; readonly exportPath?: string | null },
   waitSeconds: number,
   signal?: AbortSignal,
+  onWait?: (message: string) => void,
 ): Promise<PublicationLock> {
   const paths: Array<[string, string]> = [
     ["--manifest", targets.manifestPath],
@@ -127,7 +138,11 @@ export async function lockTargets(
   const ordered = [...flagOf.keys()].sort();
   const held: PublicationLock[] = [];
   try {
-    for (const path of ordered) held.push(await acquirePublicationLock(path, { waitSeconds, ...(signal ? { signal } : {}), flag: flagOf.get(path) as string }));
+    for (const path of ordered) {
+      held.push(
+        await acquirePublicationLock(path, { waitSeconds, ...(signal ? { signal } : {}), ...(onWait ? { onWait } : {}), flag: flagOf.get(path) as string }),
+      );
+    }
   } catch (error) {
     for (const lock of held.reverse()) await lock.release();
     throw error;

@@ -46,6 +46,23 @@ describe("publication lock", () => {
     await second.release();
   });
 
+  it("says once, when the wait begins, what it waits for and that a killed run's lock is taken over", async () => {
+    const manifest = join(dir, "m.json");
+    const first = await acquirePublicationLock(manifest);
+    const told: string[] = [];
+    setTimeout(() => void first.release(), 800);
+    const second = await acquirePublicationLock(manifest, { waitSeconds: 5, onWait: (message) => told.push(message) });
+    await second.release();
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatch(
+      /^waiting up to 5 s for the publication lock .*m\.json\.lock, held by another run \(a lock left by a killed run is taken over 20 s after its last refresh\)$/,
+    );
+    // Free at once: nothing to say.
+    const free = await acquirePublicationLock(manifest, { waitSeconds: 5, onWait: (message) => told.push(message) });
+    await free.release();
+    expect(told).toHaveLength(1);
+  });
+
   it("gives up after the wait and says so", async () => {
     const manifest = join(dir, "m.json");
     const first = await acquirePublicationLock(manifest);
