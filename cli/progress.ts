@@ -11,6 +11,10 @@ export interface ProgressReporter {
 
 const SILENT: ProgressReporter = { update() {}, finish() {} };
 
+/** Before this many seconds, or this share of the items, the rate says too little for an ETA. */
+const MIN_ETA_SECONDS = 5;
+const MIN_ETA_SHARE = 0.02;
+
 function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return "--:--";
   const s = Math.round(seconds);
@@ -38,7 +42,10 @@ export function createProgress(io: CliIo, label: string, now: () => number = () 
       lastDraw = t;
       const elapsed = (t - started) / 1000;
       const rate = elapsed > 0 ? done / elapsed : 0;
-      const eta = rate > 0 ? (total - done) / rate : Number.NaN;
+      // A rate from the first seconds (start-up, the canary's warm-up) gives an absurd ETA: none
+      // is shown until a few seconds or a few percent have gone by.
+      const settled = elapsed >= MIN_ETA_SECONDS || done >= total * MIN_ETA_SHARE;
+      const eta = rate > 0 && settled ? (total - done) / rate : Number.NaN;
       io.stderr.write(`\r${label}: ${done}/${total}  elapsed ${formatDuration(elapsed)}  ${rate.toFixed(2)}/s  ETA ${formatDuration(eta)}\x1b[K`);
       drawn = true;
     },

@@ -105,6 +105,26 @@ describe("messages", () => {
     expect(text).toBe(cleared);
   });
 
+  it("the progress line shows no ETA until a few seconds or a few percent have gone by", () => {
+    let text = "";
+    const stderr = new Writable({
+      write(chunk, _encoding, callback) {
+        text += chunk.toString();
+        callback();
+      },
+    });
+    const io = { stderr, stderrIsTTY: true } as unknown as CliIo;
+    let t = 0;
+    const progress = createProgress(io, "ingest", () => (t += 1000));
+    progress.update(1, 20_000);
+    expect(text).toContain("ingest: 1/20000");
+    expect(text).toContain("ETA --:--");
+    t += 10_000;
+    progress.update(100, 20_000);
+    expect(text.slice(text.lastIndexOf("\r"))).not.toContain("ETA --:--");
+    progress.finish();
+  });
+
   describe("publication errors", () => {
     let ollama: OllamaStandIn;
     beforeEach(async () => {
