@@ -814,10 +814,10 @@ export function sqliteFailure(error: unknown, path: string, fallback: CacheFileP
   if (!(error instanceof Database.SqliteError)) return error;
   // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_CANTOPEN_ISDIR, ...) map like their primary code.
   const problem = PROBLEM_OF_CODE[error.code] ?? Object.entries(PROBLEM_OF_CODE).find(([code]) => error.code.startsWith(`${code}_`))?.[1] ?? fallback;
-  // A full disk under the verdict cache has a fix of its own: prune it, or leave it out of the run.
+  // A full disk under the verdict cache has fixes of its own (not a prune: its VACUUM needs room too).
   const advice =
     error.code.startsWith("SQLITE_FULL") && label === CACHE_FILE_LABEL
-      ? ": the disk is full; free space, shrink the cache with little-canary cache prune --max-bytes SIZE, or run without --cache"
+      ? ": the disk is full; free space on it, move the cache file to a disk with room (a prune needs room to work), or run without --cache"
       : "";
   return new CacheFileError(problem, path, `${label} ${displayText(path)} ${CACHE_FILE_PROBLEMS[problem]} (${error.code})${advice}`, { cause: error });
 }

@@ -89,7 +89,7 @@ class InputGrewError extends LittleCanaryError {
   constructor(path: string, size: number) {
     super(
       "input_refused",
-      `the input ${displayText(path)} changed while it was read: it held ${size} bytes when opened, and something wrote to it (or cut it short) while it was read; nothing written`,
+      `the input ${displayText(path)} changed while it was read: it held ${size} bytes when opened, and something wrote to it (or cut it short) while it was read, or it is not an ordinary file (such as one under /proc); nothing written`,
     );
   }
 }

@@ -136,11 +136,25 @@ export async function lockTargets(
     if (!flagOf.has(key)) flagOf.set(key, flag);
   }
   const ordered = [...flagOf.keys()].sort();
+  // One notice for the run, however many of its locks it waits for.
+  let told = false;
+  const tellOnce =
+    onWait === undefined
+      ? undefined
+      : (message: string): void => {
+          if (!told) onWait(message);
+          told = true;
+        };
   const held: PublicationLock[] = [];
   try {
     for (const path of ordered) {
       held.push(
-        await acquirePublicationLock(path, { waitSeconds, ...(signal ? { signal } : {}), ...(onWait ? { onWait } : {}), flag: flagOf.get(path) as string }),
+        await acquirePublicationLock(path, {
+          waitSeconds,
+          ...(signal ? { signal } : {}),
+          ...(tellOnce ? { onWait: tellOnce } : {}),
+          flag: flagOf.get(path) as string,
+        }),
       );
     }
   } catch (error) {

@@ -48,10 +48,10 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
   // document can be a JSON string, so reading it as text cannot hide a valid pair.
   const bytes = typeof doc === "string" ? new TextEncoder().encode(doc) : doc;
   if (!(bytes instanceof Uint8Array)) {
-    // A value built in code is held to what a document read from bytes may hold, before any check
-    // walks it: a sparse array of length 2^32 - 1 (no JSON text makes one) took two minutes to
-    // walk, and one of 2^24 nested in a record ran the process out of memory.
-    const why = beyondDocumentCaps(doc);
+    // A value built in code is refused before any check walks it when no JSON text could have
+    // made it: a sparse array of length 2^32 - 1 took two minutes to walk, and one of 2^24 nested
+    // in a record ran the process out of memory.
+    const why = notFromJsonText(doc);
     if (why === null) return { value: doc };
     problems.add(label === "manifest" ? "manifest_unreadable" : "export_unreadable", `cannot read ${label} (${why})`);
     return null;
@@ -65,30 +65,29 @@ function documentValue(doc: unknown, label: DocumentLabel, problems: ProblemList
 }
 
 /**
- * Why a document passed as a value holds more than verify holds of one read from bytes
- * (MAX_DOCUMENT_VALUES values), or null. An array counts its length, holes and all (what a walk
- * over it visits); keys are counted as they are enumerated, so a huge object is refused without
- * listing its keys first. The walk keeps its own stack: nesting of any depth is left to the checks,
- * which report it record by record.
+ * Why a document passed as a value could not have been read from JSON text, in a way that would
+ * make the checks walk what is not there, or null: an array with a hole (a sparse array, which
+ * no JSON text makes; the walk stops at the first hole), or one longer than the values a
+ * document read from bytes may hold (MAX_DOCUMENT_VALUES). Nothing else is capped: the values
+ * are the caller's, already in memory. Each object is walked once, so a cycle ends the walk.
  */
-function beyondDocumentCaps(root: unknown): string | null {
-  const tooMany = `more than the ${MAX_DOCUMENT_VALUES} JSON values verify holds of a document`;
-  let values = 0;
+function notFromJsonText(root: unknown): string | null {
+  const seen = new Set<object>();
   const pending: unknown[] = [root];
   while (pending.length > 0) {
     const node = pending.pop();
-    if (++values > MAX_DOCUMENT_VALUES) return tooMany;
-    if (node === null || typeof node !== "object") continue;
+    if (node === null || typeof node !== "object" || seen.has(node)) continue;
+    seen.add(node);
     if (Array.isArray(node)) {
-      if (values + pending.length + node.length > MAX_DOCUMENT_VALUES) return `an array of ${node.length} elements: ${tooMany}`;
-      for (let i = 0; i < node.length; i++) pending.push(node[i]);
+      if (node.length > MAX_DOCUMENT_VALUES)
+        return `an array of ${node.length} elements: more than the ${MAX_DOCUMENT_VALUES} JSON values verify holds of a document`;
+      for (let i = 0; i < node.length; i++) {
+        if (!(i in node)) return "an array with holes (a sparse array), which no JSON text makes";
+        pending.push(node[i]);
+      }
       continue;
     }
-    for (const key in node) {
-      if (!Object.hasOwn(node, key)) continue;
-      if (values + pending.length >= MAX_DOCUMENT_VALUES) return tooMany;
-      pending.push((node as Record<string, unknown>)[key]);
-    }
+    for (const key in node) if (Object.hasOwn(node, key)) pending.push((node as Record<string, unknown>)[key]);
   }
   return null;
 }

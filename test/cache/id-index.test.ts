@@ -167,7 +167,7 @@ describe("id index failures", () => {
     // A full disk: the cache's message says how to make room; the id index's does not offer the cache's fixes.
     const full = sqliteFailure(new Database.SqliteError("database or disk is full", "SQLITE_FULL"), "/d/c.sqlite");
     expect((full as Error).message).toBe(
-      "the cache file /d/c.sqlite could not be written (SQLITE_FULL): the disk is full; free space, shrink the cache with little-canary cache prune --max-bytes SIZE, or run without --cache",
+      "the cache file /d/c.sqlite could not be written (SQLITE_FULL): the disk is full; free space on it, move the cache file to a disk with room (a prune needs room to work), or run without --cache",
     );
     const index = sqliteFailure(
       new Database.SqliteError("database or disk is full", "SQLITE_FULL"),

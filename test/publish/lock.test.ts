@@ -63,6 +63,19 @@ describe("publication lock", () => {
     expect(told).toHaveLength(1);
   });
 
+  it("a run waiting for both its locks says so once", async () => {
+    const manifest = join(dir, "m.json");
+    const exported = join(dir, "e.json");
+    const [a, b] = [await acquirePublicationLock(manifest), await acquirePublicationLock(exported)];
+    // The locks are taken in sorted order (e.json, then m.json): each is still held when its turn comes.
+    setTimeout(() => void b.release(), 400);
+    setTimeout(() => void a.release(), 1_000);
+    const told: string[] = [];
+    const both = await lockTargets({ manifestPath: manifest, exportPath: exported }, 5, undefined, (message) => told.push(message));
+    await both.release();
+    expect(told).toHaveLength(1);
+  });
+
   it("gives up after the wait and says so", async () => {
     const manifest = join(dir, "m.json");
     const first = await acquirePublicationLock(manifest);

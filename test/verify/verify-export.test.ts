@@ -77,12 +77,26 @@ describe("verifyExport on values no JSON text makes", () => {
     expect(codes(verifyExport(emptied.exported, emptied.manifest))).toEqual(["manifest_unreadable"]);
   });
 
-  it("a sparse array nested in a record is unreadable at once; a genuine pair is within the cap", () => {
+  it("a sparse array nested in a record is unreadable at once, and a cycle ends the walk; a genuine pair passes", () => {
     const sparse = pair();
+    sparse.manifest.records[0].segments.length = 2 ** 20;
+    expect(verifyExport(sparse.exported, sparse.manifest)).toEqual([
+      { code: "manifest_unreadable", message: "cannot read manifest (an array with holes (a sparse array), which no JSON text makes)" },
+    ]);
     sparse.manifest.records[0].segments.length = 2 ** 24;
     expect(codes(verifyExport(sparse.exported, sparse.manifest))).toEqual(["manifest_unreadable"]);
+    const cyclic = pair();
+    cyclic.manifest.self = cyclic.manifest;
+    expect(codes(verifyExport(cyclic.exported, cyclic.manifest)).length).toBeGreaterThan(0);
     const { manifest, exported } = pair();
     expect(verifyExport(exported, manifest)).toEqual([]);
+  });
+
+  it("a genuine in-memory pair of more values than a document read from bytes may hold is still verified", () => {
+    // 2,000,000 values in all, none of it sparse: the caller already holds them, so they are checked.
+    const { manifest, exported } = pair();
+    manifest.records[0].segments[0].verdict.padding = Array.from({ length: 2_000_000 }, () => 0);
+    expect(codes(verifyExport(exported, manifest))).not.toContain("manifest_unreadable");
   });
 });
 
