@@ -160,14 +160,13 @@ export class CiReports {
         });
         staged.push({ flag, path, file });
       }
-      while (staged.length > 0) {
-        const { flag, path, file } = staged[0] as (typeof staged)[number];
+      for (const { flag, path, file } of staged) {
         await file.commit().catch((error: unknown) => {
           throw named(flag, path, error);
         });
-        staged.shift();
       }
     } finally {
+      // A committed file has nothing left to discard: only those not yet in place are removed.
       for (const { file } of staged) await file.discard();
     }
     if (this.github !== null) {

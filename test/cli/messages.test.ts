@@ -22,6 +22,18 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A CliIo whose stderr is a terminal, and everything written to it so far. */
+function terminalStderr(): { io: CliIo; text: () => string } {
+  let text = "";
+  const stderr = new Writable({
+    write(chunk, _encoding, callback) {
+      text += chunk.toString();
+      callback();
+    },
+  });
+  return { io: { stderr, stderrIsTTY: true } as unknown as CliIo, text: () => text };
+}
+
 describe("messages", () => {
   it("a misspelt required flag is named with the one meant; a missing one is reported missing, with the usage exit code", async () => {
     const cases: Array<[string[], string, number]> = [
@@ -86,42 +98,28 @@ describe("messages", () => {
   });
 
   it("a progress line is never drawn again after finish() (a late result after an interrupt)", () => {
-    let text = "";
-    const stderr = new Writable({
-      write(chunk, _encoding, callback) {
-        text += chunk.toString();
-        callback();
-      },
-    });
-    const io = { stderr, stderrIsTTY: true } as unknown as CliIo;
+    const { io, text: drawn } = terminalStderr();
     let t = 0;
     const progress = createProgress(io, "screen", () => (t += 1000));
     progress.update(1, 3);
     progress.finish();
-    const cleared = text;
+    const cleared = drawn();
     progress.update(2, 3);
     progress.finish();
     expect(cleared).toContain("screen: 1/3");
-    expect(text).toBe(cleared);
+    expect(drawn()).toBe(cleared);
   });
 
   it("the progress line shows no ETA until a few seconds or a few percent have gone by", () => {
-    let text = "";
-    const stderr = new Writable({
-      write(chunk, _encoding, callback) {
-        text += chunk.toString();
-        callback();
-      },
-    });
-    const io = { stderr, stderrIsTTY: true } as unknown as CliIo;
+    const { io, text: drawn } = terminalStderr();
     let t = 0;
     const progress = createProgress(io, "ingest", () => (t += 1000));
     progress.update(1, 20_000);
-    expect(text).toContain("ingest: 1/20000");
-    expect(text).toContain("ETA --:--");
+    expect(drawn()).toContain("ingest: 1/20000");
+    expect(drawn()).toContain("ETA --:--");
     t += 10_000;
     progress.update(100, 20_000);
-    expect(text.slice(text.lastIndexOf("\r"))).not.toContain("ETA --:--");
+    expect(drawn().slice(drawn().lastIndexOf("\r"))).not.toContain("ETA --:--");
     progress.finish();
   });
 
