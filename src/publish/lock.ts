@@ -36,6 +36,11 @@ export interface LockOptions {
   readonly flag?: string;
   /** Told once, with a sentence to show, when the lock is held by another run and the wait begins. */
   readonly onWait?: (message: string) => void;
+  /**
+   * When the wait ends (`Date.now()` milliseconds), if it began before this lock was asked for:
+   * a run taking several locks waits `waitSeconds` for all of them, not for each.
+   */
+  readonly deadline?: number;
 }
 
 export function lockPathFor(manifestPath: string): string {
@@ -47,7 +52,7 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
   const waitSeconds = options.waitSeconds ?? 0;
   if (!Number.isFinite(waitSeconds) || waitSeconds < 0) throw new PublishError("--wait-lock must be a finite number of seconds >= 0");
   const lockPath = lockPathFor(manifestPath);
-  const deadline = Date.now() + waitSeconds * 1000;
+  const deadline = options.deadline ?? Date.now() + waitSeconds * 1000;
   let compromised: Error | null = null;
   let waiting = false;
   for (;;) {
@@ -146,11 +151,14 @@ export async function lockTargets(
           told = true;
         };
   const held: PublicationLock[] = [];
+  // One wait for the run: a second lock still held gets what the first one's wait left, not as long again.
+  const deadline = Date.now() + waitSeconds * 1000;
   try {
     for (const path of ordered) {
       held.push(
         await acquirePublicationLock(path, {
           waitSeconds,
+          deadline,
           ...(signal ? { signal } : {}),
           ...(tellOnce ? { onWait: tellOnce } : {}),
           flag: flagOf.get(path) as string,

@@ -76,6 +76,21 @@ describe("publication lock", () => {
     expect(told).toHaveLength(1);
   });
 
+  it("waits --wait-lock seconds for all of a run's locks together, not that long for each", async () => {
+    const manifest = join(dir, "m.json");
+    const exported = join(dir, "e.json");
+    const [a, b] = [await acquirePublicationLock(manifest), await acquirePublicationLock(exported)];
+    // e.json is free after 0.6 s of the 1 s wait; m.json only at 1.4 s, inside a fresh 1 s wait but past the run's.
+    setTimeout(() => void b.release(), 600);
+    setTimeout(() => void a.release(), 1_400);
+    try {
+      await expect(lockTargets({ manifestPath: manifest, exportPath: exported }, 1)).rejects.toThrow(/m\.json\.lock is held\); still held after waiting 1s/);
+    } finally {
+      await a.release();
+      await b.release();
+    }
+  });
+
   it("gives up after the wait and says so", async () => {
     const manifest = join(dir, "m.json");
     const first = await acquirePublicationLock(manifest);
