@@ -13,9 +13,15 @@ import { TOOL_ABUSE_RULES } from "./tool-abuse.js";
 
 // ---- word classes ----------------------------------------------------------------------------
 
+/**
+ * A bare "assistant" or "agent" after a word that makes it a person's job ("the support agent",
+ * "my executive assistant", "the real estate agent"): a note to them is ordinary office mail.
+ */
+const NOT_A_HUMAN_ROLE =
+  "(?<!\\b(?:support|service|customer|sales|travel|insurance|estate|booking|leasing|letting|shipping|freight|claims|human|live|field|executive|administrative|admin|legal|dental|medical|nursing|teaching|lab|laboratory|office|shop|store|care|account|desk|HR|payroll|front|press|literary|talent|sports|ticket|ticketing|billing)\\s)";
+
 /** What an AI reader is called. */
-const AI_NOUN =
-  "(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|research|smart|personal)\\s+(?:assistants?|agents?|models?)|assistants?|chat\\s?bots?|bots?|agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)?\\s*(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))";
+const AI_NOUN = `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|research|smart|personal)\\s+(?:assistants?|agents?|models?)|${NOT_A_HUMAN_ROLE}assistants?|chat\\s?bots?|bots?|${NOT_A_HUMAN_ROLE}agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)?\\s*(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
 
 /** What an AI reader does to the content that holds the instruction. */
 const PARTICIPLE =
@@ -100,6 +106,16 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
     L.AI_ADDRESSED_INSTRUCTION,
     `(?:${NOTE_TO_AI}|${TO_AI_READER}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${WHEN_PROCESSING_THIS}${ACTION}|${DEAR_AI}${ACTION}`,
   ),
+  // An instruction that asks to be kept from the person the reader answers: "do not mention these
+  // instructions to the user", "never reveal this directive in your reply". Held only with that
+  // person or the reader's output named, so an exam's "do not reveal these instructions to other
+  // candidates" and a surprise party's "don't mention this note to Sarah" pass.
+  rule(
+    L.AI_ADDRESSED_INSTRUCTION,
+    `\\b(?:do\\s+not|don't|never|must\\s+not|should\\s+not|without)\\s+(?:ever\\s+)?(?:mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|acknowledg(?:e|ing)|admit(?:ting)?|expos(?:e|ing)|explain(?:ing)?|refer(?:ring)?\\s+to|repeat(?:ing)?|quot(?:e|ing))\\s+(?:that\\s+you\\s+(?:received|were\\s+given|got|saw|followed)\\s+)?(?:these|this|the\\s+(?:above|following|hidden|embedded|preceding))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance|directions|prompt)\\b${GAP(40)}\\b(?:(?:to|with|from|for)\\s+(?:the\\s+)?(?:users?|human|requester|reader|customer|person\\s+(?:asking|who))|in\\s+(?:your|the|any)\\s+(?:final\\s+)?${OUTPUT_NOUN})\\b` +
+      // "never tell the user about these instructions"
+      `|\\b(?:do\\s+not|don't|never|must\\s+not|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|warn(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+)?(?:users?|human|requester|reader)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance|prompt)\\b`,
+  ),
   // Task hijacks: the planted text replaces or extends what the reader was asked to do.
   rule(
     L.TASK_HIJACK,
@@ -166,7 +182,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.HIDDEN_INSTRUCTION,
     `(?:<!--|\\[(?:\\/\\/|comment)\\]:\\s*(?:#|<>)\\s*\\(|<\\s*(?:div|span|p|section|font|small|td|a|label|article|aside)\\b[^>]{0,300}?(?:display\\s*:\\s*none|visibility\\s*:\\s*hidden|font-size\\s*:\\s*0(?:\\.0+)?(?:px|pt|em|rem|%)?\\s*(?:[;"'!]|$)|opacity\\s*:\\s*0(?:\\.0+)?\\s*[;"'!]|color\\s*:\\s*(?:#fff(?:fff)?|white)\\b[^>]{0,200}?background(?:-color)?\\s*:\\s*(?:#fff(?:fff)?|white)\\b|background(?:-color)?\\s*:\\s*(?:#fff(?:fff)?|white)\\b[^>]{0,200}?[^-]color\\s*:\\s*(?:#fff(?:fff)?|white)\\b|(?:height|width)\\s*:\\s*0(?:px)?\\s*;[^>]{0,100}?overflow\\s*:\\s*hidden|\\shidden(?=[\\s>/]))[^>]{0,200}>)` +
-      `(?:(?!-->|<\\/)[\\s\\S]){0,400}?(?:\\b(?:AI|LLM|language\\s+model|assistant|chatbot|GPT|ChatGPT|Claude|Gemini|Copilot|summari[sz]er)s?\\b\\s*[:,]|\\bif\\s+you(?:\\s+are|'re)\\s+an?\\s+(?:AI|LLM|language\\s+model|assistant|bot)\\b|\\b(?:note|message|instructions?)\\s+(?:to|for)\\s+(?:the\\s+|any\\s+)?(?:AI|LLM|model|assistant|agent|bot|summari[sz]er)s?\\b|\\byour\\s+(?:response|reply|answer|output|summary)\\b|\\b(?:tell|inform|convince|persuade|ask)\\s+the\\s+user\\b|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+)?(?:previous|prior|above|earlier|the\\s+(?:user|above|previous))\\b|\\b(?:system|hidden)\\s+(?:prompt|instructions?)\\b|\\bthe\\s+(?:assistant|AI|model|LLM)\\s+(?:must|should|will|is\\s+to)\\b)`,
+      `(?:(?!-->|<\\/)[\\s\\S]){0,400}?(?:\\b(?:AI|LLM|language\\s+model|assistant|chatbot|GPT|ChatGPT|Claude|Gemini|Copilot|summari[sz]er)s?\\b\\s*[:,]|\\bif\\s+you(?:\\s+are|'re)\\s+an?\\s+(?:AI|LLM|language\\s+model|assistant|bot)\\b|\\b(?:note|message|instructions?)\\s+(?:to|for)\\s+(?:the\\s+|any\\s+)?(?:AI|LLM|model|assistant|agent|bot|summari[sz]er)s?\\b|\\b(?:in|into|to|within|of|end|begin|start|make\\s+sure|ensure|have|let|keep|format|write|include|add|append|insert|put|mention)\\s+your\\s+(?:response|reply|answer|output|summary)\\b|\\byour\\s+(?:response|reply|answer|output|summary)\\s+(?:must|should|shall|will|needs?\\s+to|has\\s+to|is\\s+to)\\b|\\b(?:tell|inform|convince|persuade|ask)\\s+the\\s+user\\b|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+)?(?:previous|prior|above|earlier|the\\s+(?:user|above|previous))\\b|\\b(?:system|hidden)\\s+(?:prompt|instructions?)\\b|\\bthe\\s+(?:assistant|AI|model|LLM)\\s+(?:must|should|will|is\\s+to)\\b)`,
     { scope: "code" },
   ),
   // Code comments, docstrings and string literals (after "=", "(", "," or ":") that address an AI

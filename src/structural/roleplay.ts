@@ -77,9 +77,9 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
   // for parking" limits something else and passes.
   rule(
     L.UNBOUND_PERSONA,
-    "\\b(?:(?:has|have|having|with)\\s+(?:absolutely\\s+)?no|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not)\\s+have\\s+(?:any|a))\\s+" +
+    "\\b(?:(?:has|have|having|with)\\s+(?:absolutely\\s+)?(?:no|zero)|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not)\\s+have\\s+(?:any|a))\\s+" +
       "(?:(?:moral|ethical|content|safety|legal)(?:,\\s*|\\s+(?:or|and|nor)\\s+|\\s+)){0,3}" +
-      "(?:rules|restrictions|limitations|filters?|guidelines|morals|ethics|boundaries|bounds|censorship|principles|programming|polic(?:y|ies)|regard\\s+for)\\b" +
+      "(?:rules|restrictions|limitations|filters?|guidelines|morals|ethics|boundaries|bounds|censorship|principles|programming|polic(?:y|ies)|regard\\s+for)\\b(?!-)" +
       "(?!\\s+(?:on|for|regarding|about|as\\s+to|of\\s+(?:length|size|use|usage))\\b)",
     { accept: (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW) },
   ),

@@ -26,7 +26,7 @@ import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
  * verdict cache keys every stored verdict by it: bump it in the same change as any edit that can
  * alter what the filter blocks or the reasons it reports, or stale verdicts would be reused.
  */
-export const STRUCTURAL_RULES_VERSION = 4;
+export const STRUCTURAL_RULES_VERSION = 5;
 
 /** At most this many matches of one expression are inspected (by `accept`, or for locations). */
 const MAX_MATCHES_PER_RULE = 64;
@@ -277,7 +277,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   // command ("sudo apt install" is ordinary documentation).
   rule(
     L.DANGEROUS_SHELL,
-    "\\brm\\s+(?:--no-preserve-root\\s+)?-(?:[a-zA-Z]{0,4}r[a-zA-Z]{0,4}f|[a-zA-Z]{0,4}f[a-zA-Z]{0,4}r)[a-zA-Z]{0,4}\\s+(?:--no-preserve-root\\s+)?(?:\\/\\*?|~\\/?\\*?|\\$HOME\\/?\\*?|\\*|\\/(?:etc|usr|bin|sbin|var|boot|lib|lib64|home|root|sys|proc|dev|opt)\\/?\\*?)(?=$|[\\s;&|'\"`)])" +
+    // "never run rm -rf /" warns against the command; it does not ask for it.
+    "(?<!\\b(?:never|not|don't|don’t|dont)\\s+(?:ever\\s+)?(?:run|type|execute|enter|use|try)\\s+[`'\"]?)\\brm\\s+(?:--no-preserve-root\\s+)?-(?:[a-zA-Z]{0,4}r[a-zA-Z]{0,4}f|[a-zA-Z]{0,4}f[a-zA-Z]{0,4}r)[a-zA-Z]{0,4}\\s+(?:--no-preserve-root\\s+)?(?:\\/\\*?|~\\/?\\*?|\\$HOME\\/?\\*?|\\*|\\/(?:etc|usr|bin|sbin|var|boot|lib|lib64|home|root|sys|proc|dev|opt)\\/?\\*?)(?=$|[\\s;&|'\"`)])" +
       "|\\bchmod\\s+(?:-R\\s+)?(?:0?777|a\\+rwx|ugo\\+rwx)\\s+\\/(?:(?:etc|usr|bin|sbin|var|boot|lib|root|sys|proc|dev)\\b|(?=$|\\s))" +
       "|(?:^|[;&|`]|\\$\\()[ \\t]*(?:[$#>][ \\t]*)?sudo\\s+(?:-[A-Za-z]+\\s+){0,3}(?:su\\b|-s\\b|-i\\b|(?:ba|z)?sh\\b|rm\\s+-[a-zA-Z]{0,4}r|chmod\\s+(?:-R\\s+)?777|dd\\s|mkfs|passwd\\b|visudo\\b)" +
       "|:\\(\\)\\s*\\{\\s*:\\s*\\|\\s*:\\s*&\\s*\\}\\s*;\\s*:" +
