@@ -44,6 +44,7 @@ const ERROR_OUTCOME: Readonly<Record<LittleCanaryErrorCode, ErrorOutcome>> = {
   io: "refused",
   // serve maps its own bind failure first (SERVE_ERROR_EXIT); anywhere else it is a refusal.
   bind_failed: "refused",
+  demo_argument: "refused",
 };
 
 /** `ingest`: 0 every record admitted, 1 held for detection only, 2 held for an operational reason. */

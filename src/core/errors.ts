@@ -11,7 +11,8 @@ export type LittleCanaryErrorCode =
   | "publish" // publication of output files failed
   | "verification" // a published manifest/export pair failed verification (or was not pinned)
   | "io" // a file could not be read
-  | "bind_failed"; // a service could not listen on its loopback port (ServerBindError)
+  | "bind_failed" // a service could not listen on its loopback port (ServerBindError)
+  | "demo_argument"; // an invalid `demo --live` backend, model or endpoint (DemoArgumentError)
 
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 export class LittleCanaryError extends Error {

@@ -2,12 +2,16 @@
 // loopback IP origin over plain http: the live demo sends raw prompts, and `localhost` resolves
 // outside our control. Messages are fixed; the value (which may carry a token) is never echoed.
 import { isIP } from "node:net";
+import { LittleCanaryError } from "../core/errors.js";
 import { parseUrl } from "../core/guards.js";
 
 /** An invalid `demo --live` backend, model or endpoint (stable code `demo_argument`); the message never echoes the value. */
-export class DemoArgumentError extends Error {
-  readonly code = "demo_argument";
+export class DemoArgumentError extends LittleCanaryError {
+  declare readonly code: "demo_argument";
   override readonly name = "DemoArgumentError";
+  constructor(message: string) {
+    super("demo_argument", message);
+  }
 }
 
 const INVALID = "endpoint must be a valid loopback HTTP origin";

@@ -62,6 +62,9 @@ describe("thin CLI commands", () => {
       },
     });
     await expect(run).rejects.toBeInstanceOf(DemoArgumentError);
+    // A caller that catches the library's base error and reads its code catches this one too.
+    await expect(run).rejects.toBeInstanceOf(LittleCanaryError);
+    await expect(run).rejects.toMatchObject({ code: "demo_argument" });
     expect(disclosed).toBe(false);
   });
 
