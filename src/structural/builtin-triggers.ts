@@ -14,7 +14,7 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '89aa14c46a6077cc {"wordStarts":["begi","echo","open","outp","pref","prin","reci","repe","star"],"loose":[]}',
   '8191f9f016af6b8c {"wordStarts":["i","as","be","act","dan","you","answ","enab","enga","ente","repl","resp","spea","star","stay","swit","turn"],"loose":[]}',
   '0e21d4ea01a60e68 {"wordStarts":["go","now","put","you","acti","boot","enab","enga","ente","oper","sudo","swit","turn","unlo"],"loose":[]}',
-  '02b61e7669379826 {"wordStarts":["as","in","for","hypo","imag","pret","supp","what"],"loose":[]}',
+  '1f3af58b9b6bd030 {"wordStarts":["as","in","for","hypo","imag","pret","supp","what"],"loose":[]}',
   '1e3ed8fa9bfbcdeb {"wordStarts":["atob","b64d","base","deco","from"],"loose":[]}',
   "ecbce39da9be2621 null",
   '138eab3ffe90f3f4 {"wordStarts":[],"loose":["\\\\x"]}',

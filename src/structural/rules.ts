@@ -188,6 +188,13 @@ function refusalListOrAiRefusal(m: RegExpExecArray): boolean {
   return AI_REFUSAL.test(after) || quotedListFollows(m.input.slice(m.index + m[0].length));
 }
 
+/**
+ * Limits named as being on something other than what the reader may say ("no restrictions on
+ * budget", "no rules for parking"); "no restrictions on what you say" and "on your answers" stay.
+ */
+const LIMITS_OF_SOMETHING_ELSE =
+  "(?!\\s+(?:on|for|regarding|about|as\\s+to)\\s+(?!(?:what|how|which|your|any\\s+(?:content|topics?|subjects?|questions?)|content|topics?|subjects?|answers?|responses?|replies|outputs?|speech|language|words|the\\s+(?:content|topics?|subjects?|answers?|responses?|output|things?|words|language))\\b)\\w)";
+
 // ---- the rule table, in reason order ---------------------------------------------------------
 
 export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
@@ -248,7 +255,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   // Row 11: hypothetical framing + "you" + no restrictions.
   rule(
     L.HYPOTHETICAL,
-    `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)`,
+    `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)${LIMITS_OF_SOMETHING_ELSE}`,
   ),
   // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or key).
   rule(L.BASE64_CUE, "\\b(?:base-?64|b64decode|atob|from_?base64|decode)\\b\\s*[^\\s\\w]?\\s*([A-Za-z0-9+/_-]{20,}={0,2})", {
