@@ -4,6 +4,7 @@ import { describeRange, type ManifestShard } from "../src/documents/shard.js";
 import type { IngestRunReport } from "../src/ingest/run-plan.js";
 import { EXIT_EXPLANATIONS, HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
 import { canaryOutageWarning, canaryReplyWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
+import { reasonBreakdown } from "../src/pipeline/reason-tally.js";
 import { HOLD_REASONS } from "../src/documents/schemas.js";
 import { GENERATED_ID_PREFIX, PROVENANCE_KEY, PROVENANCE_PREFIX } from "../src/documents/reserved-labels.js";
 import type { PublishResult } from "../src/publish/publish.js";
@@ -121,14 +122,20 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
   }
   if (canary.outage !== null) {
     warnings.push(
-      canaryOutageWarning(target, canary.outage.reason, { count: canary.outage.records, words: `${plural(canary.outage.records, "record")} of ${total}` }),
+      canaryOutageWarning(target, canary.outage.reason, {
+        count: canary.outage.records,
+        words: `${plural(canary.outage.records, "record")} of ${total}${reasonBreakdown(canary.outage.reasons)}`,
+      }),
     );
     return warnings;
   }
   // A server answered, but its reply could not be used (another service at that URL, an empty or cut-off reply).
   if (canary.failed !== null) {
     warnings.push(
-      canaryReplyWarning(target, canary.failed.reason, { count: canary.failed.records, words: `${plural(canary.failed.records, "record")} of ${total}` }),
+      canaryReplyWarning(target, canary.failed.reason, {
+        count: canary.failed.records,
+        words: `${plural(canary.failed.records, "record")} of ${total}${reasonBreakdown(canary.failed.reasons)}`,
+      }),
     );
   }
   return warnings;

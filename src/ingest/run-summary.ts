@@ -4,6 +4,7 @@
 // their lines, repeated ids (as counts.duplicate_ids counts them) and the canary failures' cost.
 import { isReservedId, isReservedMetadataKey } from "../documents/reserved-labels.js";
 import { CIRCUIT_OPEN_ERROR, failedCanaryReason, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
+import { ReasonTally, type ReasonCounts } from "../pipeline/reason-tally.js";
 import type { ManifestRecord } from "../documents/schemas.js";
 import type { ManifestHead } from "../documents/manifest-v2.js";
 
@@ -67,13 +68,16 @@ export interface IngestRunSummary {
   readonly canary: {
     /** Records with a segment the run did not send because the circuit breaker had opened. */
     readonly circuitNotSent: number;
-    /** The first outage reason a checked segment reported, and how many records had one. */
-    readonly outage: { readonly reason: CanaryOutageReason; readonly records: number } | null;
     /**
-     * The first other canary failure a checked segment reported (an answer that is not a canary's,
-     * an HTTP error status, …), and how many records had one (and no outage).
+     * The most common outage reason a record's checked segments reported first (ties: the first
+     * seen), how many records had one, and each reason with its count, most first.
      */
-    readonly failed: { readonly reason: string; readonly records: number } | null;
+    readonly outage: { readonly reason: CanaryOutageReason; readonly records: number; readonly reasons: ReasonCounts<CanaryOutageReason> } | null;
+    /**
+     * Likewise for other canary failures (an answer that is not a canary's, an HTTP error status,
+     * …), over the records that had one and no outage.
+     */
+    readonly failed: { readonly reason: string; readonly records: number; readonly reasons: ReasonCounts } | null;
   };
 }
 
@@ -129,10 +133,8 @@ export class RunTally {
   private code: IngestOutcomeCode = 0;
   private readonly heldNotes: HeldRecordNote[] = [];
   private circuitNotSent = 0;
-  private outageReason: CanaryOutageReason | null = null;
-  private outageRecords = 0;
-  private failedReason: string | null = null;
-  private failedRecords = 0;
+  private readonly outages = new ReasonTally<CanaryOutageReason>();
+  private readonly failures = new ReasonTally();
   private duplicates = 0;
   private firstDuplicate: DuplicateId | null = null;
   private reserved = 0;
@@ -153,14 +155,8 @@ export class RunTally {
       this.firstReserved ??= facts.index;
     }
     if (facts.circuit_not_sent) this.circuitNotSent++;
-    if (facts.outage !== null) {
-      this.outageReason ??= facts.outage;
-      this.outageRecords++;
-    }
-    if (facts.failed !== null) {
-      this.failedReason ??= facts.failed;
-      this.failedRecords++;
-    }
+    if (facts.outage !== null) this.outages.add(facts.outage);
+    if (facts.failed !== null) this.failures.add(facts.failed);
   }
 
   /** The summary of the records observed, under `head`. */
@@ -173,9 +169,16 @@ export class RunTally {
       reservedLabels: { count: this.reserved, first: this.firstReserved },
       canary: {
         circuitNotSent: this.circuitNotSent,
-        outage: this.outageReason === null ? null : { reason: this.outageReason, records: this.outageRecords },
-        failed: this.failedReason === null ? null : { reason: this.failedReason, records: this.failedRecords },
+        outage: byMostCommon(this.outages.counts()),
+        failed: byMostCommon(this.failures.counts()),
       },
     };
   }
+}
+
+/** The most common reason, the records of every reason together, and each reason's count; null when none. */
+function byMostCommon<R extends string>(reasons: ReasonCounts<R>): { reason: R; records: number; reasons: ReasonCounts<R> } | null {
+  const most = reasons[0];
+  if (most === undefined) return null;
+  return { reason: most[0], records: reasons.reduce((sum, [, count]) => sum + count, 0), reasons };
 }

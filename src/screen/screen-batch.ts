@@ -10,6 +10,7 @@ import { BATCH_SCHEMA, BATCH_STATES, BatchDocumentSchema, type BatchDocument, ty
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, type CanaryOutageReason, failedCanaryReason, observeCanary } from "../pipeline/circuit-breaker.js";
+import { ReasonTally, type ReasonCounts } from "../pipeline/reason-tally.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-ordered.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
@@ -128,9 +129,17 @@ export interface BatchSummary {
    * Items whose canary call found the backend unreachable or timed out, the first such reason, and
    * how many of those items are blocked all the same (by a check that did run, in any part).
    */
-  readonly outage: { readonly affected: number; readonly blocked: number; readonly first: CanaryOutageReason | null };
-  /** Items whose canary call failed for another reason (an answer that is not a canary's, …), likewise with the first such coverage reason. */
-  readonly failed: { readonly affected: number; readonly blocked: number; readonly first: string | null };
+  readonly outage: {
+    readonly affected: number;
+    readonly blocked: number;
+    readonly first: CanaryOutageReason | null;
+    readonly reasons: ReasonCounts<CanaryOutageReason>;
+  };
+  /**
+   * Items whose canary call failed for another reason (an answer that is not a canary's, …),
+   * likewise with the first such coverage reason; `reasons`: each reason with its items, most first.
+   */
+  readonly failed: { readonly affected: number; readonly blocked: number; readonly first: string | null; readonly reasons: ReasonCounts };
 }
 
 /** Adds up finished items in input order. */
@@ -144,6 +153,8 @@ export class BatchTally {
   private failedAffected = 0;
   private failedBlocked = 0;
   private firstFailed: string | null = null;
+  private readonly outages = new ReasonTally<CanaryOutageReason>();
+  private readonly failures = new ReasonTally();
 
   /**
    * Counts one finished item. What its canary calls met is read from every part it was screened
@@ -164,10 +175,12 @@ export class BatchTally {
     const blocked = item.state === "block" ? 1 : 0;
     if (outage !== null) {
       this.first ??= outage;
+      this.outages.add(outage);
       this.affected++;
       this.affectedBlocked += blocked;
     } else if (failed !== null) {
       this.firstFailed ??= failed;
+      this.failures.add(failed);
       this.failedAffected++;
       this.failedBlocked += blocked;
     }
@@ -179,8 +192,8 @@ export class BatchTally {
       total: this.total,
       counts: { ...this.counts },
       notSent: this.notSent,
-      outage: { affected: this.affected, blocked: this.affectedBlocked, first: this.first },
-      failed: { affected: this.failedAffected, blocked: this.failedBlocked, first: this.firstFailed },
+      outage: { affected: this.affected, blocked: this.affectedBlocked, first: this.first, reasons: this.outages.counts() },
+      failed: { affected: this.failedAffected, blocked: this.failedBlocked, first: this.firstFailed, reasons: this.failures.counts() },
     };
   }
 

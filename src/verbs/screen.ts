@@ -12,6 +12,7 @@ import type { ReaderLimits } from "../documents/reader-limits.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { screenWithReports } from "../report/screen-reports.js";
 import type { BreakerTrip } from "../pipeline/circuit-breaker.js";
+import { reasonBreakdown, type ReasonCounts } from "../pipeline/reason-tally.js";
 import { batchExitCode, type BatchSummary } from "../screen/screen-batch.js";
 import { resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
 import { resolveReportSettings, type ReportSettings } from "./report-settings.js";
@@ -39,7 +40,8 @@ export interface ScreenOptions extends CanarySettings, ReportSettings, ReaderLim
 
 /**
  * The one warning line a batch earns: the breaker opening, else items whose canary call found
- * the backend unreachable or timed out (the first such reason is named). Null when neither.
+ * the backend unreachable or timed out, else items whose reply could not be used (the most
+ * common reason is named, every reason counted when there were several). Null when none.
  */
 function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, target: CanaryTarget): string | null {
   const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
@@ -51,14 +53,15 @@ function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, ta
     const which = blocked < affected ? `${blocked} of them` : affected === 1 ? "it is" : "all are";
     return ` (${which} blocked all the same)`;
   };
-  const items = ({ affected, blocked }: { affected: number; blocked: number }): AffectedItems => ({
+  const items = ({ affected, blocked, reasons }: { affected: number; blocked: number; reasons: ReasonCounts<string> }): AffectedItems => ({
     count: affected,
-    words: `${n(affected, "item")} of ${summary.total}${blockedNote(affected, blocked)}`,
+    words: `${n(affected, "item")} of ${summary.total}${reasonBreakdown(reasons)}${blockedNote(affected, blocked)}`,
   });
-  const { first } = summary.outage;
-  if (first !== null) return canaryOutageWarning(target, first, items(summary.outage));
-  const failed = summary.failed;
-  return failed.first === null ? null : canaryReplyWarning(target, failed.first, items(failed));
+  // The most common reason is the one named, with its fix; the others are counted beside it.
+  const outage = summary.outage.reasons[0]?.[0];
+  if (outage !== undefined) return canaryOutageWarning(target, outage, items(summary.outage));
+  const failed = summary.failed.reasons[0]?.[0];
+  return failed === undefined ? null : canaryReplyWarning(target, failed, items(summary.failed));
 }
 
 /** Screens a batch: the document goes to `io.reporter.output`, then a newline; returns its summary and the batch's exit code. */
