@@ -14,15 +14,19 @@ import { TOOL_ABUSE_RULES } from "./tool-abuse.js";
 // ---- word classes ----------------------------------------------------------------------------
 
 /**
- * A bare "assistant" or "agent" after a word that makes it a person's job ("the support agent",
- * "my executive assistant", "the real estate agent"): a note to them is ordinary office mail.
+ * Before a bare "assistant" or "agent": not right after a word that makes it a person's job ("the
+ * travel agent", "my executive assistant", "the real estate agent"), unless an AI word comes first
+ * ("the AI sales agent" is still an AI). Support, service and help-desk agents are left out: an AI
+ * answers tickets under those names, and a ticket is where an injection addressed to it sits.
  */
-const NOT_A_HUMAN_ROLE =
-  "(?<!\\b(?:support|service|customer|sales|travel|insurance|estate|booking|leasing|letting|shipping|freight|claims|human|live|field|executive|administrative|admin|legal|dental|medical|nursing|teaching|lab|laboratory|office|shop|store|care|account|desk|HR|payroll|front|press|literary|talent|sports|ticket|ticketing|billing)\\s)";
+const NOT_A_JOB_TITLE =
+  "(?<!(?<!\\b(?:AI|A\\.I\\.|virtual|digital|automated|autonomous|LLM|GPT|bot|chatbot)[\\s-])\\b(?:sales|travel|insurance|estate|booking|leasing|letting|shipping|freight|claims|field|executive|administrative|admin|legal|dental|medical|nursing|teaching|lab|laboratory|office|shop|store|care|account|HR|payroll|press|literary|talent|sports|billing)\\s)";
 
-/** What an AI reader is called. */
-const AI_NOUN = `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|research|smart|personal)\\s+(?:assistants?|agents?|models?)|${NOT_A_HUMAN_ROLE}assistants?|chat\\s?bots?|bots?|${NOT_A_HUMAN_ROLE}agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)?\\s*(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
-
+/** What an AI reader is called; `bare` goes before a bare "assistant" or "agent". */
+function aiNoun(bare: string): string {
+  return `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|research|smart|personal)\\s+(?:assistants?|agents?|models?)|${bare}assistants?|chat\\s?bots?|bots?|${bare}agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)?\\s*(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
+}
+const AI_NOUN = aiNoun("");
 /** What an AI reader does to the content that holds the instruction. */
 const PARTICIPLE =
   "(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|translating|handling|scanning|indexing|ingesting|answering|triaging|screening|crawling|browsing|viewing|seeing|evaluating|grading|checking)";
@@ -69,12 +73,22 @@ const TRANSFORM_VERB =
 const TEXT_UNIT =
   "(?:letters?|vowels?|consonants?|(?:every|each)\\s+(?:[\\w-]+\\s+)?(?:word|letter|character)|words?|spaces?|whitespace|punctuation|characters?|typos?|misspellings?|spelling\\s+errors|symbols?|digits?|emojis?|anagrams?|keywords?|syllables?|nouns|verbs|adjectives|order\\s+of\\s+(?:the\\s+)?(?:words|letters|sentences))";
 
+/**
+ * After "your response / reply / answer / output / summary": not a status line or a compound
+ * ("Loading your summary…", "Your response has been saved", "your response handlers"), which a
+ * page hides while it loads; "your response has to …" and "your summary: …" still count.
+ */
+const NOT_A_STATUS_LINE =
+  "(?!\\s+(?:has\\s+(?!to\\b)|have\\s+(?!to\\b)|had\\b|was\\b|were\\b|is\\s+(?:ready|being|saved|loading|empty|pending|complete|queued)\\b|will\\s+be\\s+(?:reviewed|sent|saved|processed|posted|stored|e-?mailed|published|read)\\b|(?:handlers?|times?|codes?|rates?|stats|statistics|headers?|status|templates?|files?|formats?|history|id|ids|count|length)\\b))(?<!\\b(?:loading|download(?:ing)?|view(?:ing)?|sav(?:e|ing)|print(?:ing)?|edit(?:ing)?|open(?:ing)?|preparing|generating|submit(?:ting)?|fetching|updating)\\s+your\\s+(?:response|reply|answer|output|summary))";
+
 // ---- addressee shapes ------------------------------------------------------------------------
 
 /** "note for the AI summarizer:", "instructions to any assistant reading this," … */
 const NOTE_TO_AI =
   "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for))?)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
-  AI_NOUN +
+  // A note to "the support agent" is office mail; one to "any support agent processing this
+  // ticket" is the reader-processing shape below (TO_AI_READER), whatever the job.
+  aiNoun(NOT_A_JOB_TITLE) +
   `(?:\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE}\\b${GAP(60)})?\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
 
 /** "to any AI reading this:", "hey assistant summarizing this thread," */
@@ -107,14 +121,15 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
     `(?:${NOTE_TO_AI}|${TO_AI_READER}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${WHEN_PROCESSING_THIS}${ACTION}|${DEAR_AI}${ACTION}`,
   ),
   // An instruction that asks to be kept from the person the reader answers: "do not mention these
-  // instructions to the user", "never reveal this directive in your reply". Held only with that
-  // person or the reader's output named, so an exam's "do not reveal these instructions to other
-  // candidates" and a surprise party's "don't mention this note to Sarah" pass.
+  // instructions to the user", "never reveal this directive in your reply". Held only with the
+  // user or the reader's own output named, so an exam's "do not reveal these instructions to other
+  // candidates", a support macro's "to the customer" and a surprise party's "don't mention this
+  // note to Sarah" pass.
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
-    `\\b(?:do\\s+not|don't|never|must\\s+not|should\\s+not|without)\\s+(?:ever\\s+)?(?:mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|acknowledg(?:e|ing)|admit(?:ting)?|expos(?:e|ing)|explain(?:ing)?|refer(?:ring)?\\s+to|repeat(?:ing)?|quot(?:e|ing))\\s+(?:that\\s+you\\s+(?:received|were\\s+given|got|saw|followed)\\s+)?(?:these|this|the\\s+(?:above|following|hidden|embedded|preceding))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance|directions|prompt)\\b${GAP(40)}\\b(?:(?:to|with|from|for)\\s+(?:the\\s+)?(?:users?|human|requester|reader|customer|person\\s+(?:asking|who))|in\\s+(?:your|the|any)\\s+(?:final\\s+)?${OUTPUT_NOUN})\\b` +
+    `\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|acknowledg(?:e|ing)|admit(?:ting)?|refer(?:ring)?\\s+to)\\s+(?:that\\s+you\\s+(?:received|were\\s+given|got|saw|followed)\\s+)?(?:these|this|the\\s+(?:above|following|hidden|embedded|preceding))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b${GAP(40)}\\b(?:to\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester|person\\s+(?:asking|who))|in\\s+your\\s+(?:final\\s+)?${OUTPUT_NOUN})\\b` +
       // "never tell the user about these instructions"
-      `|\\b(?:do\\s+not|don't|never|must\\s+not|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|warn(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+)?(?:users?|human|requester|reader)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance|prompt)\\b`,
+      `|\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b`,
   ),
   // Task hijacks: the planted text replaces or extends what the reader was asked to do.
   rule(
@@ -182,7 +197,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.HIDDEN_INSTRUCTION,
     `(?:<!--|\\[(?:\\/\\/|comment)\\]:\\s*(?:#|<>)\\s*\\(|<\\s*(?:div|span|p|section|font|small|td|a|label|article|aside)\\b[^>]{0,300}?(?:display\\s*:\\s*none|visibility\\s*:\\s*hidden|font-size\\s*:\\s*0(?:\\.0+)?(?:px|pt|em|rem|%)?\\s*(?:[;"'!]|$)|opacity\\s*:\\s*0(?:\\.0+)?\\s*[;"'!]|color\\s*:\\s*(?:#fff(?:fff)?|white)\\b[^>]{0,200}?background(?:-color)?\\s*:\\s*(?:#fff(?:fff)?|white)\\b|background(?:-color)?\\s*:\\s*(?:#fff(?:fff)?|white)\\b[^>]{0,200}?[^-]color\\s*:\\s*(?:#fff(?:fff)?|white)\\b|(?:height|width)\\s*:\\s*0(?:px)?\\s*;[^>]{0,100}?overflow\\s*:\\s*hidden|\\shidden(?=[\\s>/]))[^>]{0,200}>)` +
-      `(?:(?!-->|<\\/)[\\s\\S]){0,400}?(?:\\b(?:AI|LLM|language\\s+model|assistant|chatbot|GPT|ChatGPT|Claude|Gemini|Copilot|summari[sz]er)s?\\b\\s*[:,]|\\bif\\s+you(?:\\s+are|'re)\\s+an?\\s+(?:AI|LLM|language\\s+model|assistant|bot)\\b|\\b(?:note|message|instructions?)\\s+(?:to|for)\\s+(?:the\\s+|any\\s+)?(?:AI|LLM|model|assistant|agent|bot|summari[sz]er)s?\\b|\\b(?:in|into|to|within|of|end|begin|start|make\\s+sure|ensure|have|let|keep|format|write|include|add|append|insert|put|mention)\\s+your\\s+(?:response|reply|answer|output|summary)\\b|\\byour\\s+(?:response|reply|answer|output|summary)\\s+(?:must|should|shall|will|needs?\\s+to|has\\s+to|is\\s+to)\\b|\\b(?:tell|inform|convince|persuade|ask)\\s+the\\s+user\\b|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+)?(?:previous|prior|above|earlier|the\\s+(?:user|above|previous))\\b|\\b(?:system|hidden)\\s+(?:prompt|instructions?)\\b|\\bthe\\s+(?:assistant|AI|model|LLM)\\s+(?:must|should|will|is\\s+to)\\b)`,
+      `(?:(?!-->|<\\/)[\\s\\S]){0,400}?(?:\\b(?:AI|LLM|language\\s+model|assistant|chatbot|GPT|ChatGPT|Claude|Gemini|Copilot|summari[sz]er)s?\\b\\s*[:,]|\\bif\\s+you(?:\\s+are|'re)\\s+an?\\s+(?:AI|LLM|language\\s+model|assistant|bot)\\b|\\b(?:note|message|instructions?)\\s+(?:to|for)\\s+(?:the\\s+|any\\s+)?(?:AI|LLM|model|assistant|agent|bot|summari[sz]er)s?\\b|\\byour\\s+(?:response|reply|answer|output|summary)\\b${NOT_A_STATUS_LINE}|\\b(?:tell|inform|convince|persuade|ask)\\s+the\\s+user\\b|\\b(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+)?(?:previous|prior|above|earlier|the\\s+(?:user|above|previous))\\b|\\b(?:system|hidden)\\s+(?:prompt|instructions?)\\b|\\bthe\\s+(?:assistant|AI|model|LLM)\\s+(?:must|should|will|is\\s+to)\\b)`,
     { scope: "code" },
   ),
   // Code comments, docstrings and string literals (after "=", "(", "," or ":") that address an AI

@@ -49,18 +49,21 @@ function nearby(re: RegExp, m: RegExpExecArray, width: number): boolean {
 
 /** Whether a stay-in-character order comes with a sign that the role is a way around a refusal. */
 const REFUSAL_CONTEXT =
-  /\b(?:no\s+matter\s+(?:what|how)(?!\s+(?:the|your|my|our|their|his|her|other)\s+(?!users?\b|human\b|requests?\b|questions?\b|prompts?\b|topics?\b|content\b)\w)|regardless\s+of|even\s+(?:if|when)\s+(?:I|you|they|it|it's|this|that|doing|asked|told|requested|the\s+(?:user|request|question|content|topic|answer|prompt))\b|even\s+for\s+a|refus\w*|illegal|unethical|immoral|nsfw|harmful|offensive|dangerous|inappropriate|ethic\w*|moral\w*|censor\w*|unfiltered|any\s+circumstances?|at\s+all\s+costs|for\s+a\s+(?:single\s+)?(?:second|moment)|egal\s+(?:was|wie)|selbst\s+wenn|auch\s+wenn|unabhangig|eine\s+Sekunde|unmoralisch|unethisch|peu\s+importe|quoi\s+qu|une\s+seconde|no\s+importa|sin\s+importar|un\s+segundo|non\s+importa|qualunque\s+cosa|un\s+(?:solo\s+)?secondo)\b/i;
+  /\b(?:no\s+matter\s+(?:what|how)(?!\s+(?:the|your|other|some)\s+(?:other\s+)?(?:audiences?|crowds?|players?|actors?|cast|kids|children|students|class|spectators|viewers|guests|director|teacher|scene\s+partners?)\b)|regardless\s+of|even\s+(?:if|when)(?!\s+(?:the|your|other|some)\s+(?:other\s+)?(?:audiences?|crowds?|players?|actors?|cast|kids|children|students|class|spectators|viewers|guests|director|teacher|scene\s+partners?)\b)|even\s+for\s+a|refus\w*|illegal|unethical|immoral|nsfw|harmful|offensive|dangerous|inappropriate|ethic\w*|moral\w*|censor\w*|unfiltered|any\s+circumstances?|at\s+all\s+costs|for\s+a\s+(?:single\s+)?(?:second|moment)|egal\s+(?:was|wie)|selbst\s+wenn|auch\s+wenn|unabhangig|eine\s+Sekunde|unmoralisch|unethisch|peu\s+importe|quoi\s+qu|une\s+seconde|no\s+importa|sin\s+importar|un\s+segundo|non\s+importa|qualunque\s+cosa|un\s+(?:solo\s+)?secondo)\b/i;
 
 /** A request for content, or a role given to the reader, near a disclaimer of real use. */
 const REQUEST_OR_ROLE =
   /(?:(?:^|[.!?:]\s+|\bplease\s+|\b(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:help\s+(?:me\s+)?)?|\byou\s+(?:could|can|would)\s+(?:please\s+)?(?:help\s+(?:me\s+)?)?|\byou\s+(?:need|have|must)\s+to\s+|\byour\s+(?:task|job|goal|mission)\s+is\s+to\s+|\bI\s+(?:want|need|would\s+like)\s+you\s+to\s+|\b(?:ask(?:ing)?|want(?:ing)?)\s+you\s+to\s+)(?:write|describe|explain|create|draft|compose|generate|provide|develop|design|give|outline|craft|list|detail|produce)\b|\b(?:can|could|would)\s+you\s+help\b|\byou\s+are\s+(?:an?\b|the\b(?!\s+(?:only|sole|one)\b))|\bimagine\s+(?:you|that|a)\b|\bpretend|\brole-?play)/im;
 
+/** A story, novel, scenario or character: next to a disclaimer, the sign of a request for fiction. */
+const FICTION_NOUN = /\bscenario|\bstor(?:y|ies)\b|\bnovel\b|\bfiction|\bcharacter\b/i;
+
 /**
- * A story, novel, scenario or character next to a disclaimer is a request only when the text also
- * speaks to its reader: a novel's own "this story is purely fictional" speaks to nobody.
+ * A publisher's notice that a book is fiction ("any resemblance to real persons is coincidental",
+ * "a work of fiction"): beside it, a story or novel named is the book's own, not a request.
  */
-const FICTION_NOUN = /\b(?:scenario|stor(?:y|ies)|novel|fiction\w*|characters?)\b/i;
-const TO_THE_READER = /\b(?:you|your|yours|yourself)\b/i;
+const FICTION_NOTICE =
+  /\b(?:resemblance\s+to\s+(?:any\s+)?(?:actual|real)\s+(?:persons?|people|events|places|locales|businesses)|(?:entirely|purely)\s+coincidental|products?\s+of\s+the\s+author['’]s\s+imagination|used\s+fictitiously|(?:a|is)\s+work\s+of\s+fiction)\b/i;
 
 /** Characters before and after a disclaimer searched for a request or a role. */
 const REQUEST_WINDOW = 600;
@@ -86,7 +89,7 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
     L.UNBOUND_PERSONA,
     "\\b(?:(?:has|have|having|with)\\s+(?:absolutely\\s+)?(?:no|zero)|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not)\\s+have\\s+(?:any|a))\\s+" +
       "(?:(?:moral|ethical|content|safety|legal)(?:,\\s*|\\s+(?:or|and|nor)\\s+|\\s+)){0,3}" +
-      "(?:rules|restrictions|limitations|filters?|guidelines|morals|ethics|boundaries|bounds|censorship|principles|programming|polic(?:y|ies)|regard\\s+for)\\b(?!-)" +
+      "(?:rules|restrictions|limitations|filters?|guidelines|morals|ethics|boundaries|bounds|censorship|principles|programming|polic(?:y|ies)|regard\\s+for)\\b(?!-(?:based|driven|engine|of-thumb|compliant|free|related)\\b)" +
       "(?!\\s+(?:on|for|regarding|about|as\\s+to|of\\s+(?:length|size|use|usage))\\b)",
     { accept: (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW) },
   ),
@@ -128,6 +131,8 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       "\\s+(?:in\\s+(?:real\\s+life|reality|the\\s+real\\s+world|a\\s+real|any\\s+real|real-world)|for\\s+(?:any\\s+)?(?:harmful|malicious|illegal|unethical|real|nefarious|criminal)|in\\s+(?:any|a)\\s+(?:harmful|malicious|illegal|unethical|real)\\s+(?:way|manner)|maliciously|to\\s+(?:harm|hurt))" +
       // A bare "will never be used." is a privacy notice's wording; "will never be executed." is not.
       "|(?:implemented|executed|enacted|carried\\s+out|acted\\s+(?:up)?on|put\\s+into\\s+(?:practice|action))(?=\\s*[.!])))\\b",
-    { accept: (m) => nearby(REQUEST_OR_ROLE, m, REQUEST_WINDOW) || (nearby(FICTION_NOUN, m, REQUEST_WINDOW) && nearby(TO_THE_READER, m, REQUEST_WINDOW)) },
+    {
+      accept: (m) => nearby(REQUEST_OR_ROLE, m, REQUEST_WINDOW) || (nearby(FICTION_NOUN, m, REQUEST_WINDOW) && !FICTION_NOTICE.test(around(m, REQUEST_WINDOW))),
+    },
   ),
 ]);

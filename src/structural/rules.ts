@@ -188,12 +188,13 @@ function refusalListOrAiRefusal(m: RegExpExecArray): boolean {
   return AI_REFUSAL.test(after) || quotedListFollows(m.input.slice(m.index + m[0].length));
 }
 
-/**
- * Limits named as being on something other than what the reader may say ("no restrictions on
- * budget", "no rules for parking"); "no restrictions on what you say" and "on your answers" stay.
- */
-const LIMITS_OF_SOMETHING_ELSE =
-  "(?!\\s+(?:on|for|regarding|about|as\\s+to)\\s+(?!(?:what|how|which|your|any\\s+(?:content|topics?|subjects?|questions?)|content|topics?|subjects?|answers?|responses?|replies|outputs?|speech|language|words|the\\s+(?:content|topics?|subjects?|answers?|responses?|output|things?|words|language))\\b)\\w)";
+/** A destructive rm of a system path, a home or everything ("rm -rf /", "rm -fr ~/*"). */
+const RM_SYSTEM =
+  "\\brm\\s+(?:--no-preserve-root\\s+)?-(?:[a-zA-Z]{0,4}r[a-zA-Z]{0,4}f|[a-zA-Z]{0,4}f[a-zA-Z]{0,4}r)[a-zA-Z]{0,4}\\s+(?:--no-preserve-root\\s+)?(?:\\/\\*?|~\\/?\\*?|\\$HOME\\/?\\*?|\\*|\\/(?:etc|usr|bin|sbin|var|boot|lib|lib64|home|root|sys|proc|dev|opt)\\/?\\*?)(?=$|[\\s;&|'\"`)])";
+
+/** Right before it, a warning against it: "never run", "do not type", "don't use". */
+const WARNED_AGAINST =
+  "\\b(?:never|(?:do|does|must|should|will)\\s+not|don't|don’t|dont|doesn't|mustn't|shouldn't)\\s+(?:ever\\s+)?(?:run|type|execute|enter|use|try)\\s+[`'\"]?";
 
 // ---- the rule table, in reason order ---------------------------------------------------------
 
@@ -255,7 +256,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   // Row 11: hypothetical framing + "you" + no restrictions.
   rule(
     L.HYPOTHETICAL,
-    `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)${LIMITS_OF_SOMETHING_ELSE}`,
+    `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)`,
   ),
   // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or key).
   rule(L.BASE64_CUE, "\\b(?:base-?64|b64decode|atob|from_?base64|decode)\\b\\s*[^\\s\\w]?\\s*([A-Za-z0-9+/_-]{20,}={0,2})", {
@@ -284,8 +285,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   // command ("sudo apt install" is ordinary documentation).
   rule(
     L.DANGEROUS_SHELL,
-    // "never run rm -rf /" warns against the command; it does not ask for it.
-    "(?<!\\b(?:never|not|don't|don’t|dont)\\s+(?:ever\\s+)?(?:run|type|execute|enter|use|try)\\s+[`'\"]?)\\brm\\s+(?:--no-preserve-root\\s+)?-(?:[a-zA-Z]{0,4}r[a-zA-Z]{0,4}f|[a-zA-Z]{0,4}f[a-zA-Z]{0,4}r)[a-zA-Z]{0,4}\\s+(?:--no-preserve-root\\s+)?(?:\\/\\*?|~\\/?\\*?|\\$HOME\\/?\\*?|\\*|\\/(?:etc|usr|bin|sbin|var|boot|lib|lib64|home|root|sys|proc|dev|opt)\\/?\\*?)(?=$|[\\s;&|'\"`)])" +
+    // "never run rm -rf /" warns against the command, unless an exception follows ("… unless asked").
+    `(?<!${WARNED_AGAINST})${RM_SYSTEM}|(?<=${WARNED_AGAINST})${RM_SYSTEM}(?=[^\\n]{0,80}\\b(?:unless|except|until|but)\\b)` +
       "|\\bchmod\\s+(?:-R\\s+)?(?:0?777|a\\+rwx|ugo\\+rwx)\\s+\\/(?:(?:etc|usr|bin|sbin|var|boot|lib|root|sys|proc|dev)\\b|(?=$|\\s))" +
       "|(?:^|[;&|`]|\\$\\()[ \\t]*(?:[$#>][ \\t]*)?sudo\\s+(?:-[A-Za-z]+\\s+){0,3}(?:su\\b|-s\\b|-i\\b|(?:ba|z)?sh\\b|rm\\s+-[a-zA-Z]{0,4}r|chmod\\s+(?:-R\\s+)?777|dd\\s|mkfs|passwd\\b|visudo\\b)" +
       "|:\\(\\)\\s*\\{\\s*:\\s*\\|\\s*:\\s*&\\s*\\}\\s*;\\s*:" +
