@@ -80,11 +80,12 @@ export function oneSetting(
 
 /**
  * An option that names one thing (a file, a pin): given twice with different values it is
- * refused, not settled by the last one, so a wrapper's pin cannot be overridden by arguments
- * appended after it. The same value twice is one value.
+ * refused, not settled by the last one, so a wrapper's pin or output path cannot be overridden by
+ * arguments appended after it. The same value twice is one value.
  */
-export function singleValue(value: string, previous: string | undefined): string {
-  if (previous !== undefined && previous !== value) throw new InvalidArgumentError("given twice with different values: give it once");
+export function singleValue(value: string, previous: string | boolean | undefined): string {
+  // A boolean is a negating flag's setting (`--no-cache`), not a value given before.
+  if (typeof previous === "string" && previous !== value) throw new InvalidArgumentError("given twice with different values: give it once");
   return value;
 }
 

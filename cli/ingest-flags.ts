@@ -3,7 +3,7 @@
 import { Option, type Command } from "commander";
 import type { ShardSpec } from "../src/documents/shard-spec.js";
 import { DEFAULT_MAX_CANARY_FAILURES } from "../src/verbs/defaults.js";
-import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg, type CanaryFlags } from "./flags.js";
+import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, shardArg, singleValue, type CanaryFlags } from "./flags.js";
 import { addReportFlags, type ReportFlags } from "./report-flags.js";
 
 export interface IngestFlags extends CanaryFlags, ReportFlags {
@@ -39,8 +39,9 @@ export interface IngestFlags extends CanaryFlags, ReportFlags {
 /** Adds every flag of ingest to `command` (named "ingest"), in --help order. */
 export function addIngestFlags(command: Command): Command {
   command
-    .requiredOption("--manifest <path>", "where to write the manifest (written last)")
-    .option("--export <path>", "where to write the admitted records (written before the manifest)")
+    // A file named twice with different values is refused (singleValue): a wrapper's path cannot be replaced by arguments appended after it.
+    .requiredOption("--manifest <path>", "where to write the manifest (written last)", singleValue)
+    .option("--export <path>", "where to write the admitted records (written before the manifest)", singleValue)
     .option(
       "--overwrite",
       "replace an existing manifest/export: the old pair is removed as soon as the settings are valid, before the input is read or the canary asked, so any later refusal (input, canary, publication) leaves no pair rather than a stale one; an export of another manifest is refused",
@@ -68,12 +69,17 @@ export function addIngestFlags(command: Command): Command {
       DEFAULT_MAX_CANARY_FAILURES,
     )
     .option("--unique-ids", "hold (as malformed) a record whose id repeats an earlier record's id; without it a repeat is only warned about and counted")
-    .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged segments, store new ones as they complete")
+    .option(
+      "--cache <path>",
+      "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged segments, store new ones as they complete",
+      singleValue,
+    )
     .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
     .option("--shard <K/N>", "check only the K-th (0-based) of N contiguous line ranges of FILE; join the shards with `index` (docs/shards.md)", shardArg)
     .option(
       "--allow <file>",
       "false-block allowlist: a JSON list of {sha256, scope, reason, by}; admits records held for detections only whose content hash is listed (docs/ingest.md)",
+      singleValue,
     )
     .addOption(
       new Option(

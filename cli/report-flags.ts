@@ -2,6 +2,7 @@
 // --github / --no-github (on by itself under GitHub Actions, where GITHUB_ACTIONS=true).
 import type { Command } from "commander";
 import type { ReportSettings } from "../src/verbs/report-settings.js";
+import { singleValue } from "./flags.js";
 
 /** The parsed report flags. */
 export type ReportFlags = ReportSettings;
@@ -13,8 +14,8 @@ export type ReportFlags = ReportSettings;
  */
 export function addReportFlags(command: Command, what: string, stdout: string, idWords: string): Command {
   return command
-    .option("--sarif <file>", `also write a SARIF 2.1.0 log: one result per ${what} that did not pass`)
-    .option("--junit <file>", `also write a JUnit XML report: one test case per ${what}`)
+    .option("--sarif <file>", `also write a SARIF 2.1.0 log: one result per ${what} that did not pass`, singleValue)
+    .option("--junit <file>", `also write a JUnit XML report: one test case per ${what}`, singleValue)
     .option("--github", "also print GitHub annotations (stderr) and append a job summary (default under GITHUB_ACTIONS=true)")
     .option("--no-github", "no GitHub annotations or job summary, even under GitHub Actions")
     .addHelpText(

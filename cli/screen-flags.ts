@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { DEFAULT_MAX_CANARY_FAILURES } from "../src/verbs/defaults.js";
 import type { ScreenOptions } from "../src/verbs/screen.js";
-import { addCanaryFlags, nonNegativeIntArg, positiveIntArg } from "./flags.js";
+import { addCanaryFlags, nonNegativeIntArg, positiveIntArg, singleValue } from "./flags.js";
 import { addReportFlags } from "./report-flags.js";
 
 /** The flags of screen, as the `screen` verb takes them. */
@@ -19,7 +19,11 @@ export function addScreenFlags(command: Command): Command {
     .option("--max-metadata-keys <n>", "most metadata keys per item (as ingest's strict/v1: 32)", nonNegativeIntArg, 32)
     .option("--max-metadata-value-chars <n>", "most code points per metadata value (as ingest's strict/v1: 1024)", nonNegativeIntArg, 1024)
     .option("--scratch-dir <dir>", "where the scratch files go: a copy of stdin, the items until the end (default: $TMPDIR, else the OS temp dir)")
-    .option("--cache <path>", "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged items, store new ones as they complete")
+    .option(
+      "--cache <path>",
+      "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged items, store new ones as they complete",
+      singleValue,
+    )
     .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
     .option("--concurrency <n>", "pipeline checks run at once (any value gives the same items, states and order; only latencies differ)", positiveIntArg, 1)
     .option(
