@@ -21,6 +21,7 @@ import { countInputLines, selectLineRange, type InputLineCount } from "../jsonl/
 import { refusalInInput } from "../jsonl/read.js";
 import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import { publish, type PublishResult } from "../publish/publish.js";
+import { lockTakenOverError } from "../publish/lock.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { CiReports } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
@@ -224,6 +225,9 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
       await read.prepared.remove();
     }
   } catch (error) {
+    // A failure after the pair was published keeps its own words (and exit code).
+    const takenOver = error instanceof AfterPublicationError ? null : await resources.locksTakenOver();
+    if (takenOver !== null) throw lockTakenOverError(takenOver, error);
     throw resources.previousPairRemoved ? previousPairGone(error) : error;
   } finally {
     signal?.removeEventListener("abort", endStream);

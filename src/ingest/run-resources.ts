@@ -107,6 +107,11 @@ export class RunResources {
     return this.prefetch;
   }
 
+  /** The locks when another run has taken them over while this run held them, else null (see PublicationLock.takenOver). */
+  async locksTakenOver(): Promise<PublicationLock | null> {
+    return this.lock !== null && (await this.lock.takenOver()) ? this.lock : null;
+  }
+
   /** Closes everything opened, in reverse order of need; the locks last. */
   async close(): Promise<void> {
     await this.prefetch?.remove();

@@ -7,6 +7,7 @@
 // deadlock. A lock compromised while held is recorded, never thrown from a timer: publication
 // checks `compromised` before it commits and rolls back.
 import { basename, dirname, join, resolve } from "node:path";
+import { stat } from "node:fs/promises";
 import { setTimeout } from "node:timers/promises";
 import lockfile from "proper-lockfile";
 import { errorCode } from "../core/errors.js";
@@ -25,6 +26,13 @@ export interface PublicationLock {
   readonly compromised: Error | null;
   /** Idempotent; never throws (a lock that cannot be removed goes stale and is recovered). */
   release(): Promise<void>;
+  /**
+   * Whether another run has taken this lock over while it was held: it was reported lost, or its
+   * directory is gone or is not the one this run made (a run that made no progress for
+   * STALE_LOCK_MS, suspended say, is taken over by the next). Asked when a held run fails, so the
+   * failure can say why its files vanished; never throws.
+   */
+  takenOver(): Promise<boolean>;
 }
 
 export interface LockOptions {
@@ -67,10 +75,18 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
         },
       });
       let released = false;
+      // The lock directory this run made: one made by another run after a takeover is another
+      // inode, or (an inode is reused at once) one born later, where the file system records births.
+      const made = await stat(lockPath).catch(() => null);
       return {
         lockPath,
         get compromised() {
           return compromised;
+        },
+        async takenOver() {
+          if (compromised !== null) return true;
+          const now = await stat(lockPath).catch(() => null);
+          return made !== null && (now === null || now.ino !== made.ino || now.dev !== made.dev || now.birthtimeMs !== made.birthtimeMs);
         },
         async release() {
           if (released) return;
@@ -177,5 +193,23 @@ export async function lockTargets(
     async release() {
       for (const lock of [...held].reverse()) await lock.release();
     },
+    async takenOver() {
+      for (const lock of held) if (await lock.takenOver()) return true;
+      return false;
+    },
   };
+}
+
+/**
+ * The error of a run that failed after another run took its lock over: the other run removed
+ * this run's scratch files as a killed run's leftovers, so the failure itself (a scratch file
+ * not found) would not say why. `failure` is kept as the cause and its words are repeated.
+ */
+export function lockTakenOverError(lock: PublicationLock, failure: unknown): PublishError {
+  const words = failure instanceof Error ? failure.message : String(failure);
+  return new PublishError(
+    `another run took over the publication lock ${displayText(lock.lockPath)} while this run held it ` +
+      `(a run that makes no progress for ${STALE_LOCK_MS / 1000} s, one suspended with Ctrl-Z or SIGSTOP for example, loses its lock to the next run), so this run stopped: ${words}`,
+    { cause: failure },
+  );
 }

@@ -2,6 +2,7 @@
 // lock left by a killed process, and a lost lock that stops publication before it commits.
 import { mkdir, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { acquirePublicationLock, lockPathFor, lockTargets, STALE_LOCK_MS } from "../../src/publish/lock.js";
 import { tempDir } from "../support/publish-fixtures.js";
@@ -89,6 +90,30 @@ describe("publication lock", () => {
       await a.release();
       await b.release();
     }
+  });
+
+  it("knows when another run has taken it over: its directory gone, or made anew by the other run", async () => {
+    const manifest = join(dir, "m.json");
+    const lock = await acquirePublicationLock(manifest);
+    expect(await lock.takenOver()).toBe(false);
+    // What a takeover does: the stale directory removed and one of the other run's made in its place.
+    await rm(lockPathFor(manifest), { recursive: true });
+    expect(await lock.takenOver()).toBe(true);
+    // A takeover comes at least STALE_LOCK_MS later; a few milliseconds tell the births apart here,
+    // and another directory made first takes the inode the file system would reuse.
+    await sleep(30);
+    await mkdir(join(dir, "between"));
+    await mkdir(lockPathFor(manifest));
+    expect(await lock.takenOver()).toBe(true);
+    await rm(lockPathFor(manifest), { recursive: true });
+    await lock.release();
+    const both = await lockTargets({ manifestPath: manifest, exportPath: join(dir, "e.json") }, 0);
+    expect(await both.takenOver()).toBe(false);
+    await rm(lockPathFor(join(dir, "e.json")), { recursive: true });
+    await sleep(30);
+    await mkdir(lockPathFor(join(dir, "e.json")));
+    expect(await both.takenOver()).toBe(true);
+    await both.release();
   });
 
   it("gives up after the wait and says so", async () => {

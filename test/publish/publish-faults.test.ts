@@ -293,6 +293,7 @@ describe("publication under a lost lock", () => {
         return lost;
       },
       release: async () => undefined,
+      takenOver: async () => lost !== null,
     };
     const fs = recordingFs((call) => {
       if (call.op === "link" && call.to?.endsWith("e.json")) lost = new Error("lock taken over");
