@@ -79,14 +79,19 @@ export function oneSetting(
 }
 
 /**
- * An option that names one thing (a file, a pin): given twice with different values it is
- * refused, not settled by the last one, so a wrapper's pin or output path cannot be overridden by
- * arguments appended after it. The same value twice is one value.
+ * The parser of an option that names one thing (a file, a pin): given twice with different values
+ * it is refused, not settled by the last one, so a wrapper's pin or output path cannot be
+ * overridden by arguments appended after it. The same value twice is one value. Each option gets
+ * its own parser, which remembers the first value itself: a negating flag between two values
+ * (`--cache a --no-cache --cache b`) leaves commander's previous value `false`, not `a`.
  */
-export function singleValue(value: string, previous: string | boolean | undefined): string {
-  // A boolean is a negating flag's setting (`--no-cache`), not a value given before.
-  if (typeof previous === "string" && previous !== value) throw new InvalidArgumentError("given twice with different values: give it once");
-  return value;
+export function singleValue(): (value: string) => string {
+  let first: string | undefined;
+  return (value) => {
+    if (first !== undefined && first !== value) throw new InvalidArgumentError("given twice with different values: give it once");
+    first = value;
+    return value;
+  };
 }
 
 /** A repeatable option's values, in the order given. */
@@ -189,7 +194,7 @@ export function addPoolFlags(command: Command): Command {
       "a canary endpoint of a pool, at most N checks in flight after #; repeatable, replaces --ollama-url (docs/scale.md)",
       collectValue,
     )
-    .option("--endpoint-log <file>", "append which pool endpoint answered each check, and its latency, to FILE (JSONL)")
+    .option("--endpoint-log <file>", "append which pool endpoint answered each check, and its latency, to FILE (JSONL)", singleValue())
     .hook("preAction", (self) => {
       const source = self.getOptionValueSource("ollamaUrl");
       self.setOptionValue("ollamaUrlGiven", source !== undefined && source !== "default");

@@ -40,8 +40,8 @@ export interface IngestFlags extends CanaryFlags, ReportFlags {
 export function addIngestFlags(command: Command): Command {
   command
     // A file named twice with different values is refused (singleValue): a wrapper's path cannot be replaced by arguments appended after it.
-    .requiredOption("--manifest <path>", "where to write the manifest (written last)", singleValue)
-    .option("--export <path>", "where to write the admitted records (written before the manifest)", singleValue)
+    .requiredOption("--manifest <path>", "where to write the manifest (written last)", singleValue())
+    .option("--export <path>", "where to write the admitted records (written before the manifest)", singleValue())
     .option(
       "--overwrite",
       "replace an existing manifest/export: the old pair is removed as soon as the settings are valid, before the input is read or the canary asked, so any later refusal (input, canary, publication) leaves no pair rather than a stale one; an export of another manifest is refused",
@@ -72,14 +72,14 @@ export function addIngestFlags(command: Command): Command {
     .option(
       "--cache <path>",
       "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged segments, store new ones as they complete",
-      singleValue,
+      singleValue(),
     )
     .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
     .option("--shard <K/N>", "check only the K-th (0-based) of N contiguous line ranges of FILE; join the shards with `index` (docs/shards.md)", shardArg)
     .option(
       "--allow <file>",
       "false-block allowlist: a JSON list of {sha256, scope, reason, by}; admits records held for detections only whose content hash is listed (docs/ingest.md)",
-      singleValue,
+      singleValue(),
     )
     .addOption(
       new Option(

@@ -84,7 +84,8 @@ export function formatIngestSummary(summary: IngestRunSummary, published: Publis
 
 /**
  * The warnings a finished run earns, one line each, none when all went well: repeated ids, and
- * the canary backend failing (the breaker opening, else checks that found it unreachable).
+ * the canary backend failing (the breaker opening; else a line for checks that found it
+ * unreachable or too slow, and one for replies that came but could not be used).
  */
 export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circuitOpen">, target: CanaryTarget, uniqueIds: boolean): string[] {
   const warnings: string[] = [];
@@ -127,9 +128,9 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
         words: `${plural(canary.outage.records, "record")} of ${total}${reasonBreakdown(canary.outage.reasons)}`,
       }),
     );
-    return warnings;
   }
-  // A server answered, but its reply could not be used (another service at that URL, an empty or cut-off reply).
+  // A server answered, but its reply could not be used (another service at that URL, an empty or
+  // cut-off reply): a line of its own, also beside an outage's, so neither kind goes unsaid.
   if (canary.failed !== null) {
     warnings.push(
       canaryReplyWarning(target, canary.failed.reason, {

@@ -14,8 +14,8 @@ export type ReportFlags = ReportSettings;
  */
 export function addReportFlags(command: Command, what: string, stdout: string, idWords: string): Command {
   return command
-    .option("--sarif <file>", `also write a SARIF 2.1.0 log: one result per ${what} that did not pass`, singleValue)
-    .option("--junit <file>", `also write a JUnit XML report: one test case per ${what}`, singleValue)
+    .option("--sarif <file>", `also write a SARIF 2.1.0 log: one result per ${what} that did not pass`, singleValue())
+    .option("--junit <file>", `also write a JUnit XML report: one test case per ${what}`, singleValue())
     .option("--github", "also print GitHub annotations (stderr) and append a job summary (default under GITHUB_ACTIONS=true)")
     .option("--no-github", "no GitHub annotations or job summary, even under GitHub Actions")
     .addHelpText(

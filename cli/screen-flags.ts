@@ -22,7 +22,7 @@ export function addScreenFlags(command: Command): Command {
     .option(
       "--cache <path>",
       "verdict cache (SQLite, created if missing): reuse stored verdicts of unchanged items, store new ones as they complete",
-      singleValue,
+      singleValue(),
     )
     .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
     .option("--concurrency <n>", "pipeline checks run at once (any value gives the same items, states and order; only latencies differ)", positiveIntArg, 1)

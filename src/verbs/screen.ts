@@ -39,9 +39,9 @@ export interface ScreenOptions extends CanarySettings, ReportSettings, ReaderLim
 }
 
 /**
- * The one warning line a batch earns: the breaker opening, else items whose canary call found
- * the backend unreachable or timed out, else items whose reply could not be used (the most
- * common reason is named, every reason counted when there were several). Null when none.
+ * The warning lines a batch earns: the breaker opening; else one for items whose canary call
+ * found the backend unreachable or timed out, and one for items whose reply could not be used
+ * (each names its most common reason and counts every reason when there were several). Null when none.
  */
 function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, target: CanaryTarget): string | null {
   const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
@@ -57,11 +57,15 @@ function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, ta
     count: affected,
     words: `${n(affected, "item")} of ${summary.total}${reasonBreakdown(reasons)}${blockedNote(affected, blocked)}`,
   });
-  // The most common reason is the one named, with its fix; the others are counted beside it.
+  // The most common reason of each kind is the one named, with its fix; the others are counted
+  // beside it. Outages and unusable replies each get their line.
   const outage = summary.outage.reasons[0]?.[0];
-  if (outage !== undefined) return canaryOutageWarning(target, outage, items(summary.outage));
   const failed = summary.failed.reasons[0]?.[0];
-  return failed === undefined ? null : canaryReplyWarning(target, failed, items(summary.failed));
+  const lines = [
+    outage === undefined ? "" : canaryOutageWarning(target, outage, items(summary.outage)),
+    failed === undefined ? "" : canaryReplyWarning(target, failed, items(summary.failed)),
+  ].join("");
+  return lines === "" ? null : lines;
 }
 
 /** Screens a batch: the document goes to `io.reporter.output`, then a newline; returns its summary and the batch's exit code. */

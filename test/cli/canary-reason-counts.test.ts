@@ -41,6 +41,7 @@ describe("a run whose canary replies failed for several reasons", () => {
       if (body.includes("Cut reply")) return { fault: "length", content: "A short" };
       if (body.includes("Empty reply")) return { fault: "empty" };
       if (body.includes("Server error")) return { fault: "status", status: 500 };
+      if (body.includes("Dropped call")) return { fault: "drop" };
       return { content: "A short summary of the text." };
     });
     ({ dir, cleanup } = await tempDir());
@@ -66,5 +67,24 @@ describe("a run whose canary replies failed for several reasons", () => {
     expect(run.stderr).toMatch(
       /^warning: canary at .* answered with an HTTP error status \(http_error\) for 5 records of 6 \(http_error 3, output_limit 1, empty_response 1\); the canary did not screen them; fix: /m,
     );
+  });
+
+  it("an outage and unusable replies in one run each get their line, neither hidden by the other", async () => {
+    const texts = ["Dropped call one.", "Server error one.", "Server error two.", "Empty reply here.", "A plain note."];
+    await writeFile(join(dir, "mixed.jsonl"), `${texts.map((text) => JSON.stringify({ text })).join("\n")}\n`);
+    for (const [command, noun] of [
+      ["screen", "item"],
+      ["ingest", "record"],
+    ] as const) {
+      const outputs = command === "ingest" ? ["--manifest", "m.json", "--overwrite"] : [];
+      const run = await runCli([command, "mixed.jsonl", ...outputs, ...canary()], { cwd: dir });
+      expect(run.stderr).toMatch(new RegExp(`^warning: canary at .* is not reachable.* for 1 ${noun} of 5: unavailable; `, "m"));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^warning: canary at .* answered with an HTTP error status \\(http_error\\) for 3 ${noun}s of 5 \\(http_error 2, empty_response 1\\); `,
+          "m",
+        ),
+      );
+    }
   });
 });

@@ -33,6 +33,17 @@ describe("an option given twice", () => {
     const caches = await runCli(["ingest", "in.jsonl", "--no-canary", "--manifest", "m.json", "--cache", "a.sqlite", "--cache", "b.sqlite"], { cwd: dir });
     expect(caches.code).toBe(3);
     expect(caches.stderr).toContain("--cache");
+    // --no-cache between the two does not make the second one the first.
+    const between = await runCli(["ingest", "in.jsonl", "--no-canary", "--manifest", "m.json", "--cache", "a.sqlite", "--no-cache", "--cache", "b.sqlite"], {
+      cwd: dir,
+    });
+    expect(between.code).toBe(3);
+    expect(between.stderr).toContain("--cache");
+    const log = await runCli(["screen", "in.jsonl", "--canary-endpoint", "http://127.0.0.1:9", "--endpoint-log", "a.log", "--endpoint-log", "b.log"], {
+      cwd: dir,
+    });
+    expect(log.code).toBe(2);
+    expect(log.stderr).toContain("--endpoint-log");
     const same = await runCli(["ingest", "in.jsonl", "--no-canary", "--manifest", "m.json", "--manifest", "m.json", "--max-items", "0", "--max-items", "5"], {
       cwd: dir,
     });
