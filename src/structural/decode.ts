@@ -86,8 +86,15 @@ export function reverseCodePoints(text: string): string {
 /** A decoded run: its `start`/`end` are in the text it was found in, which is the input only on the first layer. */
 type Candidate = Omit<EncodedFinding, "wholeDecoded"> & { readonly text: string };
 
-/** The decodable candidates of one layer, in a fixed order: base64, hex, rot13, caesar, reverse. */
-function* candidatesOf(text: string): Generator<Candidate> {
+/**
+ * The decodable candidates of one layer, in a fixed order: base64, hex, rot13, caesar, reverse.
+ * `madeBy` is how the layer itself was decoded: the same whole-text transform again is left out,
+ * since it only gives back a text already inspected (a reversal of a reversal is the text before
+ * it; a letter shift of a shifted text is another shift of the text before it, all of which were
+ * tried there). Without that, a reversed "backwards" reads "sdrawkcab", a cue to reverse again,
+ * and an ordinary "backwards compatible" used up the search and was held as uninspectable.
+ */
+function* candidatesOf(text: string, madeBy: EncodingKind | null = null): Generator<Candidate> {
   for (const [kind, run, decode] of [["base64", BASE64_RUN, decodeBase64Text] as const, ["hex", HEX_RUN, decodeHexText] as const]) {
     for (const m of text.matchAll(run)) {
       const decoded = decode(m[0]);
@@ -95,11 +102,11 @@ function* candidatesOf(text: string): Generator<Candidate> {
     }
   }
   const all = { start: 0, end: text.length };
-  if (ROT13_CUE.test(text)) yield { kind: "rot13", text: caesarShift(text, 13), ...all };
-  if (CAESAR_CUE.test(text)) {
+  if (madeBy !== "rot13" && ROT13_CUE.test(text)) yield { kind: "rot13", text: caesarShift(text, 13), ...all };
+  if (madeBy !== "caesar" && CAESAR_CUE.test(text)) {
     for (let k = 1; k < 26; k++) if (k !== 13) yield { kind: "caesar", text: caesarShift(text, k), ...all };
   }
-  if (REVERSE_CUE.test(text)) yield { kind: "reverse", text: reverseCodePoints(text), ...all };
+  if (madeBy !== "reverse" && REVERSE_CUE.test(text)) yield { kind: "reverse", text: reverseCodePoints(text), ...all };
 }
 
 /** Where decode-then-recheck found a payload: the outermost encoding and its run in the input. */
@@ -123,30 +130,30 @@ export interface EncodedFinding {
  */
 export function locateEncodedInjection(
   text: string,
-  isInjection: (decoded: string) => boolean,
+  isInjection: (decoded: string, kind: EncodingKind) => boolean,
   limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
 ): EncodedFinding | "budget" | null {
-  let layer: Array<{ outer: EncodedFinding | null; text: string }> = [{ outer: null, text }];
+  let layer: Array<{ outer: EncodedFinding | null; text: string; madeBy: EncodingKind | null }> = [{ outer: null, text, madeBy: null }];
   let candidates = 0;
   let units = 0;
   for (let depth = 1; depth <= limits.maxDepth && layer.length > 0; depth++) {
-    const next: Array<{ outer: EncodedFinding; text: string }> = [];
+    const next: Array<{ outer: EncodedFinding; text: string; madeBy: EncodingKind }> = [];
     for (const item of layer) {
-      for (const candidate of candidatesOf(item.text)) {
+      for (const candidate of candidatesOf(item.text, item.madeBy)) {
         candidates++;
         units += candidate.text.length;
         if (candidates > limits.maxCandidates || units > limits.maxDecodedUnits) return "budget";
         const outer = item.outer ?? { kind: candidate.kind, start: candidate.start, end: candidate.end };
-        if (isInjection(candidate.text)) {
+        if (isInjection(candidate.text, candidate.kind)) {
           const whole = item.outer === null && (candidate.kind === "rot13" || candidate.kind === "caesar" || candidate.kind === "reverse");
           return whole ? { ...outer, wholeDecoded: candidate.text } : outer;
         }
-        next.push({ outer, text: candidate.text });
+        next.push({ outer, text: candidate.text, madeBy: candidate.kind });
       }
     }
     layer = next;
   }
   // Depth exhausted: decoded text that still holds a decodable layer was never inspected.
-  if (layer.some((item) => !candidatesOf(item.text).next().done)) return "budget";
+  if (layer.some((item) => !candidatesOf(item.text, item.madeBy).next().done)) return "budget";
   return null;
 }

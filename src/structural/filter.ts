@@ -139,7 +139,8 @@ function encodedLocations(encoded: EncodedFinding, maps: TextMaps): MatchLocatio
   const decodedMaps = new TextMaps(encoded.wholeDecoded, PLAIN_ASCII.test(encoded.wholeDecoded));
   const n = maps.identity.length;
   const spans: MatchLocation[] = [];
-  for (const label of new Set(BUILTIN_RULES.filter((r) => r.scope !== "encoding").map((r) => r.label))) {
+  const counted = (r: Rule): boolean => r.scope !== "encoding" && !(encoded.kind === "reverse" && r.label === L.ADVERSARIAL_SUFFIX);
+  for (const label of new Set(BUILTIN_RULES.filter(counted).map((r) => r.label))) {
     for (const l of ruleLocations(label, decodedMaps)) {
       if (!addLocation(spans, encoded.kind === "reverse" ? { start: n - l.end, end: n - l.start } : l)) return spans;
     }
@@ -213,10 +214,12 @@ export class StructuralFilter {
     }
     reasons.push(...ruleReasons, ...customHits.map((c) => c.reason));
 
-    // A decoded payload is an injection when a rule other than the visible-encoding rows hits it.
-    const encoded = locateEncodedInjection(text, (decoded) => {
+    // A decoded payload is an injection when a rule other than the visible-encoding rows hits it;
+    // in a reversed text not the adversarial-suffix rule, which reads the order of brackets, and
+    // a reversal closes every bracket before it opens it.
+    const encoded = locateEncodedInjection(text, (decoded, kind) => {
       const decodedViews = viewsOf(decoded);
-      return BUILTIN_RULES.some((_r, k) => ruleHits(k, decodedViews, false));
+      return BUILTIN_RULES.some((rule, k) => !(kind === "reverse" && rule.label === L.ADVERSARIAL_SUFFIX) && ruleHits(k, decodedViews, false));
     });
     if (encoded !== null) reasons.push(encoded === "budget" ? L.ENCODING_BUDGET : L.encodedReason(encoded.kind));
     const payload = encoded === "budget" ? null : encoded;

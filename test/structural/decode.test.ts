@@ -94,4 +94,15 @@ describe("bounded layered search", () => {
     expect(findEncodedInjection(`note: ${b64("an ordinary sentence about the weather")}`, isTarget)).toBeNull();
     expect(findEncodedInjection("plain prose without any encoded content at all", isTarget)).toBeNull();
   });
+
+  test("a whole-text transform is not applied to its own output: a reversed 'backwards' reads 'sdrawkcab', a cue that must not start the search over", () => {
+    // Reversed, rotated or shifted again, the text is one already inspected: no budget stop for that.
+    expect(findEncodedInjection("This release is backwards compatible with 2.x.", isTarget)).toBeNull();
+    expect(findEncodedInjection("rot13 of the text: ebg13 decode this", isTarget)).toBeNull();
+    expect(findEncodedInjection("a caesar cipher, or pnrfne, or dbftbs", isTarget)).toBeNull();
+    // A payload is still found under each, and under one transform inside another.
+    expect(findEncodedInjection("read it backwards: esarhp TEGRAT eht", isTarget)).toBe("reverse");
+    expect(findEncodedInjection(`backwards: ${reverseCodePoints(`rot13 ${caesarShift("the TARGET phrase", 13)}`)}`, isTarget)).toBe("reverse");
+    expect(findEncodedInjection(`sdrawkcab ${b64(reverseCodePoints("backwards: the TARGET phrase"))}`, isTarget)).toBe("base64");
+  });
 });
