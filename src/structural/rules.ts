@@ -188,6 +188,14 @@ function refusalListOrAiRefusal(m: RegExpExecArray): boolean {
   return AI_REFUSAL.test(after) || quotedListFollows(m.input.slice(m.index + m[0].length));
 }
 
+/** What comes before a data URI's "base64," (or its data): "data:", a media type (URL-escaped too), and its parameters. */
+const DATA_URI_BEFORE = /\bdata:[\w.+%-]{1,80}\/[\w.+%-]{1,80}(?:;[\w.+%-]{1,40}=[\w.+%-]{1,40}){0,4};(?:base64,)?$/i;
+
+/** Whether the text right before match `m` is a data URI's head: its base64 is a file's bytes. */
+function inDataUri(m: RegExpExecArray): boolean {
+  return DATA_URI_BEFORE.test(m.input.slice(Math.max(0, m.index - 200), m.index));
+}
+
 /** A destructive rm of a system path, a home or everything ("rm -rf /", "rm -fr ~/*"). */
 const RM_SYSTEM =
   "\\brm\\s+(?:--no-preserve-root\\s+)?-(?:[a-zA-Z]{0,4}r[a-zA-Z]{0,4}f|[a-zA-Z]{0,4}f[a-zA-Z]{0,4}r)[a-zA-Z]{0,4}\\s+(?:--no-preserve-root\\s+)?(?:\\/\\*?|~\\/?\\*?|\\$HOME\\/?\\*?|\\*|\\/(?:etc|usr|bin|sbin|var|boot|lib|lib64|home|root|sys|proc|dev|opt)\\/?\\*?)(?=$|[\\s;&|'\"`)])";
@@ -258,17 +266,19 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     L.HYPOTHETICAL,
     `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)`,
   ),
-  // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or key).
+  // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or
+  // key). A data URI's own ";base64," (a README badge's SVG icon, a source map's JSON) names a
+  // file's bytes, not a hidden message: decode-then-recheck still reads what it holds.
   rule(L.BASE64_CUE, "\\b(?:base-?64|b64decode|atob|from_?base64|decode)\\b\\s*[^\\s\\w]?\\s*([A-Za-z0-9+/_-]{20,}={0,2})", {
     scope: "encoding",
-    accept: (m) => decodeBase64Text(m[1] as string) !== null,
+    accept: (m) => decodeBase64Text(m[1] as string) !== null && !inDataUri(m),
   }),
-  // Row 13: a long padded base64 run that decodes to text.
+  // Row 13: a long padded base64 run that decodes to text, not a data URI's data (row 12).
   // Every match ends in padding, so a text without "=" is skipped without scanning its words.
   rule(L.BASE64_LONG, "(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{58,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)", {
     scope: "encoding",
     flags: "",
-    accept: (m) => decodeBase64Text(m[0]) !== null,
+    accept: (m) => decodeBase64Text(m[0]) !== null && !inDataUri(m),
     requires: "=",
   }),
   // Row 14: \xNN escapes spelling text (ANSI colours and shellcode bytes are not text).
