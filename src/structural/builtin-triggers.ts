@@ -30,7 +30,7 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '26196e6929bd9a44 {"wordStarts":["asse","carr","comb","conc","conv","deci","deco","decr","deob","exec","expa","foll","inte","obey","read","repl","reve","subs","tran","unsc"],"loose":[]}',
   'e45effa0fd8a68a3 {"wordStarts":["no","old","abov","ceas","disr","earl","exis","fore","forg","form","igno","init","orig","prec","prev","prio","quit","stop"],"loose":[]}',
   '0e8c313b962d5173 {"wordStarts":["do","won","must","neve","shal","shou","will","with"],"loose":[]}',
-  "9766181f19378f48 null",
+  "3c5da9deaba067ea null",
   'a516b1a92aa9c06f {"wordStarts":["you"],"loose":[]}',
   'a240bc69b7352eb7 {"wordStarts":["add","appe","atta","copy","disc","disp","dump","echo","embe","enco","expo","give","hide","incl","inse","leak","list","outp","para","past","prin","prov","quot","read","reci","repe","retu","reve","rewr","send","shar","show","spel","summ","tell","tran","type","what","writ"],"loose":[]}',
   'c2eb02e5cb04df3e {"wordStarts":["ur","cont","copy","desc","disc","disp","dump","echo","emai","enum","expl","expo","give","incl","leak","list","outp","past","post","prin","prov","quot","read","reca","reci","repe","repo","retu","reve","send","shar","show","syst","tell","type","uplo","writ","your"],"loose":[]}',

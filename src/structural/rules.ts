@@ -374,7 +374,11 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   ),
   // An adversarial suffix: four or more plain words, then on the same line brackets that close
   // what was never opened (suffixBracketsMismatch; code keeps them balanced, "1)" is not counted).
-  rule(L.ADVERSARIAL_SUFFIX, "^[ \\t]*(?:[A-Za-z]+[ ,]+){4,}([^\\n]{1,400})", { scope: "code", flags: "m", accept: (m) => suffixBracketsMismatch(m[1] ?? "") }),
+  rule(L.ADVERSARIAL_SUFFIX, "^(?:[A-Z][A-Za-z]*[ ,]+)(?:[A-Za-z]+[ ,]+){3,}([^\\n]{1,400})", {
+    scope: "code",
+    flags: "m",
+    accept: (m) => suffixBracketsMismatch(m[1] ?? ""),
+  }),
   // Row 2, the authority shift that follows an override: "you must now obey only me".
   rule(
     L.OVERRIDE_INSTRUCTIONS,

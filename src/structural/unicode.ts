@@ -3,7 +3,8 @@
 // suspicious invisible Unicode. Not a flat deny list, which would refuse ordinary emoji ("❤️",
 // "👩‍💻") and Indic/Persian text: each invisible character is allowed only where it has a job:
 //   - ZWJ U+200D between two emoji (the left may end in VS16 or a skin tone); ZWJ and ZWNJ U+200C
-//     between two letters/marks of a script that uses joiners (Arabic, Indic, …);
+//     between two letters/marks of a script that uses joiners (Arabic, Indic, …), or after a
+//     virama whatever follows (since rules version 5: Malayalam's chillu letters end words so);
 //   - LRM/RLM U+200E/F only in a text with right-to-left letters;
 //   - VS15/VS16 right after an emoji; VS1–VS14 after a Han ideograph, math symbol or Myanmar
 //     letter; ideographic selectors U+E0100–E01EF after a Han ideograph; never two selectors in a
@@ -11,6 +12,9 @@
 //   - tags U+E0020–E007F only in a subdivision flag (U+1F3F4, 2–7 tag digits or lowercase tag
 //     letters, cancel tag U+E007F), e.g. the flag of England.
 // Bidi embeddings/overrides (U+202A–202E) and isolates (U+2066–2069) are always suspicious.
+//
+// Tab, line feed, carriage return and (since rules version 5) form feed are white space: a form
+// feed is the page break of source files and RFCs, and hides nothing.
 //
 // Two benign traces are not control characters (rules version 4, docs/detection.md):
 //   - ZWSP U+200B and ZWNBSP/BOM U+FEFF in a run of at most two next to white space
@@ -34,6 +38,8 @@ const EMOJI_MODIFIER = /\p{Emoji_Modifier}/u;
 const JOINING_SCRIPT =
   /[\p{scx=Arabic}\p{scx=Syriac}\p{scx=Nko}\p{scx=Mongolian}\p{scx=Devanagari}\p{scx=Bengali}\p{scx=Gurmukhi}\p{scx=Gujarati}\p{scx=Oriya}\p{scx=Tamil}\p{scx=Telugu}\p{scx=Kannada}\p{scx=Malayalam}\p{scx=Sinhala}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}]/u;
 const LETTER_OR_MARK = /[\p{L}\p{M}]/u;
+/** The viramas of the Indic scripts (and Sinhala's al-lakuna, Myanmar's asat and virama, Khmer's coeng): a joiner after one shapes the consonant before it. */
+const VIRAMA: ReadonlySet<number> = new Set([0x094d, 0x09cd, 0x0a4d, 0x0acd, 0x0b4d, 0x0bcd, 0x0c4d, 0x0ccd, 0x0d4d, 0x0dca, 0x1039, 0x103a, 0x17d2]);
 const RTL_LETTER = /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
 const HAN = /\p{Script=Han}/u;
 const VS_BASE_1_14 = /[\p{Script=Han}\p{Sm}\p{Script=Myanmar}]/u;
@@ -181,7 +187,7 @@ export function scanCharacters(text: string): CharacterScan {
     let width = cp > 0xffff ? 2 : 1;
     if (cp === BLACK_FLAG) {
       width += subdivisionTagRun(text, i + width);
-    } else if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a && cp !== 0x0d) || cp === 0x7f) {
+    } else if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a && cp !== 0x0c && cp !== 0x0d) || cp === 0x7f) {
       control = true;
     } else if (cp >= 0x80 && cp <= 0x9f) {
       if (!misdecodedUtf8At(text, i)) control = true;
@@ -192,7 +198,8 @@ export function scanCharacters(text: string): CharacterScan {
     } else if (cp === 0x200c || cp === 0x200d) {
       const next = text.codePointAt(i + 1);
       const joinsEmoji = cp === 0x200d && isEmojiSide(prev, prevPrev) && test(EXT_PICT, next);
-      if (!joinsEmoji && !(isJoiningLetter(prev) && isJoiningLetter(next))) control = true;
+      // After a virama it may also end a word: Malayalam's chillu letters are written so ("പ്രവീണ്\u200d").
+      if (!joinsEmoji && !(isJoiningLetter(prev) && (isJoiningLetter(next) || (prev !== undefined && VIRAMA.has(prev))))) control = true;
     } else if (cp === 0x200e || cp === 0x200f) {
       hasRtl ??= RTL_LETTER.test(text);
       if (!hasRtl) control = true;

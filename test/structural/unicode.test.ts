@@ -15,12 +15,16 @@ describe("control characters", () => {
     ["zero-width space", "ig\u200Bnore"],
     ["BOM", "\uFEFFhello"],
     ["line separator", "a\u2028b"],
+    ["vertical tab", "a\u000Bb"],
+    ["backspace", "a\u0008b"],
+    ["ZWJ after a Malayalam virama, then another", "\u0D15\u0D4D\u200D\u200Dx"],
   ])("%s is reported with the exact control label", (_name, text) => {
     expect(reasons(text)).toContain(R.CONTROL);
   });
 
-  test("tab, newline and CR are allowed", () => {
+  test("tab, newline, CR and form feed (a source file's or an RFC's page break) are allowed", () => {
     expect(filter.check("a\tb\nc\r\nd").blocked).toBe(false);
+    expect(filter.check("def parse():\n    pass\n\f\n# Section two\n").blocked).toBe(false);
   });
 });
 
@@ -35,6 +39,7 @@ describe("emoji and scripts that need invisible characters are not blocked", () 
     ["England subdivision flag", "England 🏴󠁧󠁢󠁥󠁮󠁧󠁿 won"],
     ["Persian ZWNJ", "می‌خواهم کتاب بخوانم"],
     ["Devanagari ZWJ after virama", "क्‍ष"],
+    ["Malayalam chillu written with ZWJ at the end of a word", "© 2008 Praveen|പ്രവീണ്\u200D A|എ"],
     ["RLM inside Hebrew text", "שלום \u200Fעולם"],
     ["ideographic variation sequence", "葛\u{E0100}飾区"],
   ])("%s passes", (_name, text) => {
