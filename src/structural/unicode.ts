@@ -13,8 +13,9 @@
 //     letters, cancel tag U+E007F), e.g. the flag of England.
 // Bidi embeddings/overrides (U+202A–202E) and isolates (U+2066–2069) are always suspicious.
 //
-// Tab, line feed, carriage return and (since rules version 5) form feed are white space: a form
-// feed is the page break of source files and RFCs, and hides nothing.
+// Tab, line feed and carriage return are white space, and (since rules version 5) so is a form
+// feed on a line of its own or at a line's end or start: the page break of source files and
+// RFCs. Inside a line it could split a word ("ig\fnore"), so there it counts.
 //
 // Two benign traces are not control characters (rules version 4, docs/detection.md):
 //   - ZWSP U+200B and ZWNBSP/BOM U+FEFF in a run of at most two next to white space
@@ -63,6 +64,16 @@ function isVariationSelector(cp: number): boolean {
 
 function isJoiningLetter(cp: number | undefined): boolean {
   return test(LETTER_OR_MARK, cp) && test(JOINING_SCRIPT, cp);
+}
+
+/** Whether the form feed at `i` breaks a page: a line break, or the text's start or end, on one side of it (other form feeds aside). */
+function pageBreakAt(text: string, i: number): boolean {
+  let before = i - 1;
+  while (before >= 0 && text.charCodeAt(before) === 0x0c) before--;
+  let after = i + 1;
+  while (after < text.length && text.charCodeAt(after) === 0x0c) after++;
+  const lineEnd = (at: number): boolean => at < 0 || at >= text.length || text.charCodeAt(at) === 0x0a || text.charCodeAt(at) === 0x0d;
+  return lineEnd(before) || lineEnd(after);
 }
 
 /** The left side of an emoji ZWJ sequence: an emoji, possibly ending in VS16 or a skin tone. */
@@ -187,7 +198,7 @@ export function scanCharacters(text: string): CharacterScan {
     let width = cp > 0xffff ? 2 : 1;
     if (cp === BLACK_FLAG) {
       width += subdivisionTagRun(text, i + width);
-    } else if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a && cp !== 0x0c && cp !== 0x0d) || cp === 0x7f) {
+    } else if ((cp < 0x20 && cp !== 0x09 && cp !== 0x0a && cp !== 0x0d && !(cp === 0x0c && pageBreakAt(text, i))) || cp === 0x7f) {
       control = true;
     } else if (cp >= 0x80 && cp <= 0x9f) {
       if (!misdecodedUtf8At(text, i)) control = true;
