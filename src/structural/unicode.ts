@@ -66,12 +66,15 @@ function isJoiningLetter(cp: number | undefined): boolean {
   return test(LETTER_OR_MARK, cp) && test(JOINING_SCRIPT, cp);
 }
 
-/** Whether the form feed at `i` breaks a page: a line break, or the text's start or end, on one side of it (other form feeds aside). */
+/** Form feeds in a row that can still be one page break (a longer run is a carrier, and its scan stays short). */
+const PAGE_BREAK_RUN = 4;
+
+/** Whether the form feed at `i` breaks a page: a line break, or the text's start or end, on one side of it (a few other form feeds aside). */
 function pageBreakAt(text: string, i: number): boolean {
   let before = i - 1;
-  while (before >= 0 && text.charCodeAt(before) === 0x0c) before--;
+  while (before >= 0 && before > i - PAGE_BREAK_RUN && text.charCodeAt(before) === 0x0c) before--;
   let after = i + 1;
-  while (after < text.length && text.charCodeAt(after) === 0x0c) after++;
+  while (after < text.length && after < i + PAGE_BREAK_RUN && text.charCodeAt(after) === 0x0c) after++;
   const lineEnd = (at: number): boolean => at < 0 || at >= text.length || text.charCodeAt(at) === 0x0a || text.charCodeAt(at) === 0x0d;
   return lineEnd(before) || lineEnd(after);
 }
