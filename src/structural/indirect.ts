@@ -27,6 +27,7 @@ function aiNoun(bare: string): string {
   return `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|research|smart|personal)\\s+(?:assistants?|agents?|models?)|${bare}assistants?|chat\\s?bots?|bots?|${bare}agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)?\\s*(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
 }
 const AI_NOUN = aiNoun("");
+
 /** What an AI reader does to the content that holds the instruction. */
 const PARTICIPLE =
   "(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|translating|handling|scanning|indexing|ingesting|answering|triaging|screening|crawling|browsing|viewing|seeing|evaluating|grading|checking)";
