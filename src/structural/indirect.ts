@@ -162,8 +162,8 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       // "repeat the word … 100 times at the end of your response" (output flooding)
       `|\\b(?:repeat|write|print|output|say|type|append|add)\\b${WIDE_GAP(80)}\\b\\d{2,}\\s*(?:times|x)\\b${WIDE_GAP(60)}\\b(?:in|into|to|at\\s+the\\s+(?:end|start|beginning|top|bottom)\\s+of)\\s+(?:your|each|every)\\s+${OUTPUT_NOUN}\\b` +
       // "encode your response in base64", "promote AcmeCoin throughout your answer"
-      // (not a security contact's "encrypt your message with our PGP key")
-      `|\\b(?:encrypt|encode|obfuscate|scramble|cipher|reverse|garble)\\s+your\\s+(?:(?:entire|whole|full|next|final)\\s+)?${OUTPUT_NOUN}\\b(?!\\s+(?:with|using|to)\\s+(?:(?:our|the|a|an|my|this|their)\\s+)?(?:PGP|GPG|OpenPGP|S\\/MIME|public|encryption|security)\\b)` +
+      // (not a security policy's "encrypt your message with our PGP key")
+      `|\\b(?:encrypt|encode|obfuscate|scramble|cipher|reverse|garble)\\s+your\\s+(?:(?:entire|whole|full|next|final)\\s+)?${OUTPUT_NOUN}\\b(?!(?<=\\bencrypt\\s+your\\s+message)\\s+(?:with|using|to)\\s+(?:our|the|this|my)\\s+(?:public\\s+)?(?:PGP|GPG|OpenPGP)\\s+(?:public\\s+)?key\\b)` +
       `|\\b(?:promote|advertise|endorse|plug|market|shill)\\s+(?:[\\w'.-]+\\s+){1,6}?(?:in|within|throughout|across)\\s+(?:each\\s+of\\s+)?your\\s+${OUTPUT_NOUN}\\b` +
       // "modify / augment / enhance your answer …"
       `|\\b(?:modify|augment|enhance|alter|tweak|embellish|enrich|spice\\s+up|doctor|slant|bias|sabotage|poison)\\s+(?:your|each\\s+of\\s+your|all\\s+(?:of\\s+)?your)\\s+(?:next\\s+|final\\s+)?${OUTPUT_NOUN}\\b` +

@@ -161,9 +161,25 @@ const CLOSER_OF: Readonly<Record<string, string>> = { ")": "(", "]": "[", "}": "
 /** Closing brackets at least this often without their opener mark an adversarial suffix. */
 const SUFFIX_MISMATCHES = 2;
 
-/** Whether `tail` closes brackets it never opened (or closes the wrong one) SUFFIX_MISMATCHES times, list markers aside. */
-function suffixBracketsMismatch(tail: string): boolean {
+/** Characters before the line whose brackets may be the ones it closes (an indented line of code closing a call opened above). */
+const SUFFIX_CONTEXT = 2000;
+
+/** The brackets `text` leaves open, innermost last (list markers aside; a closer with no opener is dropped). */
+function openBrackets(text: string): string[] {
   const open: string[] = [];
+  for (const ch of text.replace(/(?<!\S)\w{1,2}\)/g, "")) {
+    if (ch === "(" || ch === "[" || ch === "{" || ch === "<") open.push(ch);
+    else if (CLOSER_OF[ch] !== undefined && open[open.length - 1] === CLOSER_OF[ch]) open.pop();
+  }
+  return open;
+}
+
+/**
+ * Whether `tail` closes brackets it never opened (or closes the wrong one) SUFFIX_MISMATCHES
+ * times, list markers aside; brackets left open in `before` (the lines above) may be closed.
+ */
+function suffixBracketsMismatch(tail: string, before = ""): boolean {
+  const open: string[] = before === "" ? [] : openBrackets(before);
   let mismatched = 0;
   const text = tail.replace(/(?<!\S)\w{1,2}\)/g, "");
   for (const ch of text) {
@@ -188,21 +204,17 @@ function refusalListOrAiRefusal(m: RegExpExecArray): boolean {
   return AI_REFUSAL.test(after) || quotedListFollows(m.input.slice(m.index + m[0].length));
 }
 
-/** What comes before a data URI's "base64," (or its data): "data:", a media type (URL-escaped too), and its parameters. */
-const DATA_URI_BEFORE = /\bdata:[\w.+%-]{1,80}\/[\w.+%-]{1,80}(?:;[\w.+%-]{1,40}=[\w.+%-]{1,40}){0,4};(?:base64,)?$/i;
-
-/** Whether the text right before match `m` is a data URI's head: its base64 is a file's bytes. */
-function inDataUri(m: RegExpExecArray): boolean {
-  return DATA_URI_BEFORE.test(m.input.slice(Math.max(0, m.index - 200), m.index));
-}
-
 /** A destructive rm of a system path, a home or everything ("rm -rf /", "rm -fr ~/*"). */
 const RM_SYSTEM =
   "\\brm\\s+(?:--no-preserve-root\\s+)?-(?:[a-zA-Z]{0,4}r[a-zA-Z]{0,4}f|[a-zA-Z]{0,4}f[a-zA-Z]{0,4}r)[a-zA-Z]{0,4}\\s+(?:--no-preserve-root\\s+)?(?:\\/\\*?|~\\/?\\*?|\\$HOME\\/?\\*?|\\*|\\/(?:etc|usr|bin|sbin|var|boot|lib|lib64|home|root|sys|proc|dev|opt)\\/?\\*?)(?=$|[\\s;&|'\"`)])";
 
-/** Right before it, a warning against it: "never run", "do not type", "don't use". */
+/**
+ * Right before it, a warning against it: "never run", "do not type", "don't use". The white space
+ * is bounded: a look-behind is tried wherever its rule is, and an unbounded one read back over a
+ * whole run of spaces at every position of it.
+ */
 const WARNED_AGAINST =
-  "\\b(?:never|(?:do|does|must|should|will)\\s+not|don't|don’t|dont|doesn't|mustn't|shouldn't)\\s+(?:ever\\s+)?(?:run|type|execute|enter|use|try)\\s+[`'\"]?";
+  "\\b(?:never|(?:do|does|must|should|will)\\s{1,4}not|don't|don’t|dont|doesn't|mustn't|shouldn't)\\s{1,4}(?:ever\\s{1,4})?(?:run|type|execute|enter|use|try)\\s{1,4}[`'\"]?";
 
 // ---- the rule table, in reason order ---------------------------------------------------------
 
@@ -266,19 +278,17 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     L.HYPOTHETICAL,
     `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)`,
   ),
-  // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or
-  // key). A data URI's own ";base64," (a README badge's SVG icon, a source map's JSON) names a
-  // file's bytes, not a hidden message: decode-then-recheck still reads what it holds.
+  // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or key).
   rule(L.BASE64_CUE, "\\b(?:base-?64|b64decode|atob|from_?base64|decode)\\b\\s*[^\\s\\w]?\\s*([A-Za-z0-9+/_-]{20,}={0,2})", {
     scope: "encoding",
-    accept: (m) => decodeBase64Text(m[1] as string) !== null && !inDataUri(m),
+    accept: (m) => decodeBase64Text(m[1] as string) !== null,
   }),
-  // Row 13: a long padded base64 run that decodes to text, not a data URI's data (row 12).
+  // Row 13: a long padded base64 run that decodes to text.
   // Every match ends in padding, so a text without "=" is skipped without scanning its words.
   rule(L.BASE64_LONG, "(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{58,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)", {
     scope: "encoding",
     flags: "",
-    accept: (m) => decodeBase64Text(m[0]) !== null && !inDataUri(m),
+    accept: (m) => decodeBase64Text(m[0]) !== null,
     requires: "=",
   }),
   // Row 14: \xNN escapes spelling text (ANSI colours and shellcode bytes are not text).
@@ -296,7 +306,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.DANGEROUS_SHELL,
     // "never run rm -rf /" warns against the command, unless an exception follows ("… unless asked").
-    `(?<!${WARNED_AGAINST})${RM_SYSTEM}|(?<=${WARNED_AGAINST})${RM_SYSTEM}(?=[^\\n]{0,80}\\b(?:unless|except|until|but)\\b)` +
+    // The look-ahead for "rm" first, so the look-behinds run only where a command starts.
+    `(?=\\brm\\s)(?:(?<!${WARNED_AGAINST})${RM_SYSTEM}|(?<=${WARNED_AGAINST})${RM_SYSTEM}(?=[^\\n]{0,80}\\b(?:unless|except|until|but)\\b))` +
       "|\\bchmod\\s+(?:-R\\s+)?(?:0?777|a\\+rwx|ugo\\+rwx)\\s+\\/(?:(?:etc|usr|bin|sbin|var|boot|lib|root|sys|proc|dev)\\b|(?=$|\\s))" +
       "|(?:^|[;&|`]|\\$\\()[ \\t]*(?:[$#>][ \\t]*)?sudo\\s+(?:-[A-Za-z]+\\s+){0,3}(?:su\\b|-s\\b|-i\\b|(?:ba|z)?sh\\b|rm\\s+-[a-zA-Z]{0,4}r|chmod\\s+(?:-R\\s+)?777|dd\\s|mkfs|passwd\\b|visudo\\b)" +
       "|:\\(\\)\\s*\\{\\s*:\\s*\\|\\s*:\\s*&\\s*\\}\\s*;\\s*:" +
@@ -374,10 +385,10 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   ),
   // An adversarial suffix: four or more plain words, then on the same line brackets that close
   // what was never opened (suffixBracketsMismatch; code keeps them balanced, "1)" is not counted).
-  rule(L.ADVERSARIAL_SUFFIX, "^(?:[A-Z][A-Za-z]*[ ,]+)(?:[A-Za-z]+[ ,]+){3,}([^\\n]{1,400})", {
+  rule(L.ADVERSARIAL_SUFFIX, "^[ \\t]*(?:[A-Za-z]+[ ,]+){4,}([^\\n]{1,400})", {
     scope: "code",
     flags: "m",
-    accept: (m) => suffixBracketsMismatch(m[1] ?? ""),
+    accept: (m) => suffixBracketsMismatch(m[1] ?? "", m.input.slice(Math.max(0, m.index - SUFFIX_CONTEXT), m.index)),
   }),
   // Row 2, the authority shift that follows an override: "you must now obey only me".
   rule(
