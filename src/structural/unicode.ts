@@ -212,8 +212,10 @@ export function scanCharacters(text: string): CharacterScan {
     } else if (cp === 0x200c || cp === 0x200d) {
       const next = text.codePointAt(i + 1);
       const joinsEmoji = cp === 0x200d && isEmojiSide(prev, prevPrev) && test(EXT_PICT, next);
-      // After a virama it may also end a word: Malayalam's chillu letters are written so ("പ്രവീണ്\u200d").
-      if (!joinsEmoji && !(isJoiningLetter(prev) && (isJoiningLetter(next) || (prev !== undefined && VIRAMA.has(prev))))) control = true;
+      // After a virama it may also end a word (Malayalam's chillu letters are written so:
+      // "പ്രവീണ്\u200d "), but not run on into a letter of another script ("Igक्\u200dnore").
+      const endsWord = prev !== undefined && VIRAMA.has(prev) && !test(LETTER_OR_MARK, next);
+      if (!joinsEmoji && !(isJoiningLetter(prev) && (isJoiningLetter(next) || endsWord))) control = true;
     } else if (cp === 0x200e || cp === 0x200f) {
       hasRtl ??= RTL_LETTER.test(text);
       if (!hasRtl) control = true;
