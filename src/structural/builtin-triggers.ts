@@ -60,7 +60,7 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '952fb0762a1a4ddb {"wordStarts":["no","mai","nao","nie","pas","jama","kein","nich","nunc"],"loose":[]}',
   "15bcf343a741e2d6 null",
   '915a9ce583bfb46d {"wordStarts":["do","no","won","brea","brok","esca","free","libe","neve","rele","will"],"loose":[]}',
-  'ec3d4149f6f94df2 {"wordStarts":["do","has","have","havi","with"],"loose":[]}',
+  '5cb2cd2a257e1037 {"wordStarts":["do","has","have","havi","with"],"loose":[]}',
   'dea99b96b0eb7616 {"wordStarts":["do","not","keep","neve","rema","stay","with"],"loose":[]}',
   '7e4a381ce35a3cce {"wordStarts":["ne","no","aus","mai","nao","blei","deme","fiqu","mant","nunc","perm","qued","rest","rima","sors","sort","verb"],"loose":[]}',
   'a78dc69e49a04985 {"wordStarts":["i","we","are","for","not","enti","just","only","pure","shal","sole","stri","this","will","woul"],"loose":[]}',

@@ -90,7 +90,9 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
     "\\b(?:(?:has|have|having|with)\\s+(?:absolutely\\s+)?(?:no|zero)|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not)\\s+have\\s+(?:any|a))\\s+" +
       "(?:(?:moral|ethical|content|safety|legal)(?:,\\s*|\\s+(?:or|and|nor)\\s+|\\s+)){0,3}" +
       "(?:rules|restrictions|limitations|filters?|guidelines|morals|ethics|boundaries|bounds|censorship|principles|programming|polic(?:y|ies)|regard\\s+for)\\b(?!-(?:based|driven|engine|of-thumb|compliant|free|related)\\b)" +
-      "(?!\\s+(?:on|for|regarding|about|as\\s+to|of\\s+(?:length|size|use|usage))\\b)",
+      // Not limits of something else ("no limits on message length"), nor a setting that is not
+      // there ("the resource does not have a policy set", "no rules attached").
+      "(?!\\s+(?:on|for|regarding|about|as\\s+to|of\\s+(?:length|size|use|usage)|set|attached|defined|configured|assigned|applied|enabled|bound)\\b)",
     { accept: (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW) },
   ),
   // An order never to break character, held next to a sign that the role is a way around a
