@@ -19,9 +19,13 @@ import { type Rule, rule } from "./rule.js";
 const LIMIT_NOUN =
   "(?:rules|restrictions|guidelines|polic(?:y|ies)|filters|limitations|limits|confines|ethics|morals|morality|legality|laws|constraints|censorship|TOS|programming|principles|boundaries|bounds)";
 
-/** Words that make the limits an AI's or ethical ones (a court "not bound by the rules of evidence" names neither). */
+/**
+ * Words that make the limits an AI's or ethical ones (a court "not bound by the rules of evidence"
+ * names neither); "the typical confines" too, but not "the usual disambiguation rules" of a
+ * release note, which are a program's.
+ */
 const AI_OR_ETHICS_LIMIT =
-  /\b(?:OpenAI\w*|ChatGPT|GPT|AI|Al|LLMs?|language\s+models?|chatbots?|ethic\w*|moral\w*|legality|censor\w*|filters?|programming|guardrails?|typical|usual|traditional|regular)\b/i;
+  /\b(?:OpenAI\w*|ChatGPT|GPT|AI|Al|LLMs?|language\s+models?|chatbots?|ethic\w*|moral\w*|legality|censor\w*|filters?|programming|guardrails?|(?:typical|usual|traditional|regular)\s+(?:confines|constraints|bounds|boundaries|limitations|limits))\b/i;
 
 /** Signs that a text speaks to or about an AI or a persona it plays, not about employees or citizens. */
 const AI_CONTEXT =
