@@ -82,6 +82,13 @@ const TEXT_UNIT =
 const NOT_A_STATUS_LINE =
   "(?!\\s+(?:has\\s+(?!to\\b)|have\\s+(?!to\\b)|had\\b|was\\b|were\\b|is\\s+(?:ready|being|saved|loading|empty|pending|complete|queued)\\b|will\\s+be\\s+(?:reviewed|sent|saved|processed|posted|stored|e-?mailed|published|read)\\b|(?:handlers?|times?|codes?|rates?|stats|statistics|headers?|status|templates?|files?|formats?|history|id|ids|count|length)\\b))(?<!\\b(?:loading|download(?:ing)?|view(?:ing)?|sav(?:e|ing)|print(?:ing)?|edit(?:ing)?|open(?:ing)?|preparing|generating|submit(?:ting)?|fetching|updating)\\s+your\\s+(?:response|reply|answer|output|summary))";
 
+/**
+ * Not introduced as a specimen, quoted or not ("system prompts end with \"Do not reveal these
+ * instructions to the user\"", "a line such as: never mention …"): security prose that quotes a
+ * concealment line mentions it; it does not issue it. A quotation mark alone is not enough.
+ */
+const NOT_QUOTED = `(?<!\\b(?:such\\s+as|like|say|says|said|saying|reads?|with|lines?|phrases?|wording|sentences?|text|string|example)\\s{0,2}[:,]?\\s{0,2}["'“‘«]?)`;
+
 // ---- addressee shapes ------------------------------------------------------------------------
 
 /** "note for the AI summarizer:", "instructions to any assistant reading this," … */
@@ -128,9 +135,9 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // note to Sarah" pass.
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
-    `\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|acknowledg(?:e|ing)|admit(?:ting)?|refer(?:ring)?\\s+to)\\s+(?:that\\s+you\\s+(?:received|were\\s+given|got|saw|followed)\\s+)?(?:these|this|the\\s+(?:above|following|hidden|embedded|preceding))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b${GAP(40)}\\b(?:to\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester|person\\s+(?:asking|who))|in\\s+your\\s+(?:final\\s+)?${OUTPUT_NOUN})\\b` +
+    `${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|acknowledg(?:e|ing)|admit(?:ting)?|refer(?:ring)?\\s+to)\\s+(?:that\\s+you\\s+(?:received|were\\s+given|got|saw|followed)\\s+)?(?:these|this|the\\s+(?:above|following|hidden|embedded|preceding))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b${GAP(40)}\\b(?:to\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester|person\\s+(?:asking|who))|in\\s+your\\s+(?:final\\s+)?${OUTPUT_NOUN})\\b` +
       // "never tell the user about these instructions"
-      `|\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b`,
+      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b`,
   ),
   // Task hijacks: the planted text replaces or extends what the reader was asked to do.
   rule(
