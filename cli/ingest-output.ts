@@ -4,7 +4,7 @@ import { describeRange, type ManifestShard } from "../src/documents/shard.js";
 import type { IngestRunReport } from "../src/ingest/run-plan.js";
 import { EXIT_EXPLANATIONS, HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
 import { canaryOutageWarning, canaryReplyWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
-import { reasonBreakdown } from "../src/pipeline/reason-tally.js";
+import { reasonBreakdown, type ReasonCounts } from "../src/pipeline/reason-tally.js";
 import { HOLD_REASONS } from "../src/documents/schemas.js";
 import { GENERATED_ID_PREFIX, PROVENANCE_KEY, PROVENANCE_PREFIX } from "../src/documents/reserved-labels.js";
 import type { PublishResult } from "../src/publish/publish.js";
@@ -121,24 +121,15 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
     warnings.push(circuitOpenWarning(target, run.circuitOpen, canary.circuitNotSent === 0 ? null : `${plural(canary.circuitNotSent, "record")} of ${total}`));
     return warnings;
   }
-  if (canary.outage !== null) {
-    warnings.push(
-      canaryOutageWarning(target, canary.outage.reason, {
-        count: canary.outage.records,
-        words: `${plural(canary.outage.records, "record")} of ${total}${reasonBreakdown(canary.outage.reasons)}`,
-      }),
-    );
-  }
+  // How many records each kind of failure held, and for which reasons.
+  const affected = (held: { readonly records: number; readonly reasons: ReasonCounts }) => ({
+    count: held.records,
+    words: `${plural(held.records, "record")} of ${total}${reasonBreakdown(held.reasons)}`,
+  });
+  if (canary.outage !== null) warnings.push(canaryOutageWarning(target, canary.outage.reason, affected(canary.outage)));
   // A server answered, but its reply could not be used (another service at that URL, an empty or
   // cut-off reply): a line of its own, also beside an outage's, so neither kind goes unsaid.
-  if (canary.failed !== null) {
-    warnings.push(
-      canaryReplyWarning(target, canary.failed.reason, {
-        count: canary.failed.records,
-        words: `${plural(canary.failed.records, "record")} of ${total}${reasonBreakdown(canary.failed.reasons)}`,
-      }),
-    );
-  }
+  if (canary.failed !== null) warnings.push(canaryReplyWarning(target, canary.failed.reason, affected(canary.failed)));
   return warnings;
 }
 

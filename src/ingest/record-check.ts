@@ -142,7 +142,11 @@ export function holdBeforeChecks(record: RawRecord, policy: IngestPolicy, duplic
   return overBudgetRecordEntry({ index: record.index, record: snapshot, plan: planSegments(snapshot, policy, { budgetOnly: true }) });
 }
 
-/** The runs whose proof before the first check is made (RunContext.beforeCheck), so it is not asked again. */
+/**
+ * The runs whose proof before the first check is made (RunContext.beforeCheck). The gate shares
+ * one outcome anyway; this spares asking the structural filter, once per segment, whether a
+ * segment needs the proof at all.
+ */
 const PROVED = new WeakSet<RunContext>();
 
 /**

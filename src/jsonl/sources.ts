@@ -68,12 +68,12 @@ export async function* fromFile(path: string, signal?: AbortSignal): AsyncGenera
     let read = 0;
     for await (const chunk of regular === null ? stream : stream.iterator({ destroyOnReturn: false })) {
       read += (chunk as Buffer).byteLength;
-      if (regular !== null && read > regular.size) throw new InputGrewError(path, regular.size);
+      if (regular !== null && read > regular.size) throw new InputChangedError(path, regular.size);
       yield chunk as Buffer;
     }
-    if (regular !== null && (read !== regular.size || fstatSync(regular.fd).size !== regular.size)) throw new InputGrewError(path, regular.size);
+    if (regular !== null && (read !== regular.size || fstatSync(regular.fd).size !== regular.size)) throw new InputChangedError(path, regular.size);
   } catch (error) {
-    if (error instanceof InputGrewError) throw error;
+    if (error instanceof InputChangedError) throw error;
     const reason = typeof (error as { code?: unknown })?.code === "string" ? ` (${(error as { code: string }).code})` : "";
     throw new LittleCanaryError("io", `could not read input file ${displayText(path)}${reason}`, { cause: error });
   } finally {
@@ -84,8 +84,8 @@ export async function* fromFile(path: string, signal?: AbortSignal): AsyncGenera
 }
 
 /** A regular input file whose bytes did not stay what they were when it was opened. */
-class InputGrewError extends LittleCanaryError {
-  override readonly name = "InputGrewError";
+class InputChangedError extends LittleCanaryError {
+  override readonly name = "InputChangedError";
   constructor(path: string, size: number) {
     super(
       "input_refused",

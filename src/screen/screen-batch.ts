@@ -126,20 +126,13 @@ export interface BatchSummary {
   /** Items not sent to the canary because the circuit breaker had opened. */
   readonly notSent: number;
   /**
-   * Items whose canary call found the backend unreachable or timed out, the first such reason, and
-   * how many of those items are blocked all the same (by a check that did run, in any part).
+   * Items whose canary call found the backend unreachable or timed out, how many of those items
+   * are blocked all the same (by a check that did run, in any part), and each reason with its
+   * items, most first.
    */
-  readonly outage: {
-    readonly affected: number;
-    readonly blocked: number;
-    readonly first: CanaryOutageReason | null;
-    readonly reasons: ReasonCounts<CanaryOutageReason>;
-  };
-  /**
-   * Items whose canary call failed for another reason (an answer that is not a canary's, …),
-   * likewise with the first such coverage reason; `reasons`: each reason with its items, most first.
-   */
-  readonly failed: { readonly affected: number; readonly blocked: number; readonly first: string | null; readonly reasons: ReasonCounts };
+  readonly outage: { readonly affected: number; readonly blocked: number; readonly reasons: ReasonCounts<CanaryOutageReason> };
+  /** Items whose canary call failed for another reason (an answer that is not a canary's, …), likewise. */
+  readonly failed: { readonly affected: number; readonly blocked: number; readonly reasons: ReasonCounts };
 }
 
 /** Adds up finished items in input order. */
@@ -149,10 +142,8 @@ export class BatchTally {
   private notSent = 0;
   private affected = 0;
   private affectedBlocked = 0;
-  private first: CanaryOutageReason | null = null;
   private failedAffected = 0;
   private failedBlocked = 0;
-  private firstFailed: string | null = null;
   private readonly outages = new ReasonTally<CanaryOutageReason>();
   private readonly failures = new ReasonTally();
 
@@ -174,12 +165,10 @@ export class BatchTally {
     }
     const blocked = item.state === "block" ? 1 : 0;
     if (outage !== null) {
-      this.first ??= outage;
       this.outages.add(outage);
       this.affected++;
       this.affectedBlocked += blocked;
     } else if (failed !== null) {
-      this.firstFailed ??= failed;
       this.failures.add(failed);
       this.failedAffected++;
       this.failedBlocked += blocked;
@@ -192,8 +181,8 @@ export class BatchTally {
       total: this.total,
       counts: { ...this.counts },
       notSent: this.notSent,
-      outage: { affected: this.affected, blocked: this.affectedBlocked, first: this.first, reasons: this.outages.counts() },
-      failed: { affected: this.failedAffected, blocked: this.failedBlocked, first: this.firstFailed, reasons: this.failures.counts() },
+      outage: { affected: this.affected, blocked: this.affectedBlocked, reasons: this.outages.counts() },
+      failed: { affected: this.failedAffected, blocked: this.failedBlocked, reasons: this.failures.counts() },
     };
   }
 

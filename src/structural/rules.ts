@@ -164,32 +164,31 @@ const SUFFIX_MISMATCHES = 2;
 /** Characters before the line whose brackets may be the ones it closes (an indented line of code closing a call opened above). */
 const SUFFIX_CONTEXT = 2000;
 
-/** The brackets `text` leaves open, innermost last (list markers aside; a closer with no opener is dropped). */
-function openBrackets(text: string): string[] {
-  const open: string[] = [];
+/**
+ * Walks the brackets of `text` (list markers such as "1)" and "b)" aside) on the stack `open`,
+ * innermost last: an opener is pushed, its closer pops it. Returns how many closers found no
+ * opener of their own (each is dropped).
+ */
+function walkBrackets(text: string, open: string[]): number {
+  let unopened = 0;
   for (const ch of text.replace(/(?<!\S)\w{1,2}\)/g, "")) {
     if (ch === "(" || ch === "[" || ch === "{" || ch === "<") open.push(ch);
-    else if (CLOSER_OF[ch] !== undefined && open[open.length - 1] === CLOSER_OF[ch]) open.pop();
+    else if (CLOSER_OF[ch] !== undefined) {
+      if (open[open.length - 1] === CLOSER_OF[ch]) open.pop();
+      else unopened++;
+    }
   }
-  return open;
+  return unopened;
 }
 
 /**
  * Whether `tail` closes brackets it never opened (or closes the wrong one) SUFFIX_MISMATCHES
- * times, list markers aside; brackets left open in `before` (the lines above) may be closed.
+ * times; brackets left open in `before` (the lines above) may be closed.
  */
 function suffixBracketsMismatch(tail: string, before = ""): boolean {
-  const open: string[] = before === "" ? [] : openBrackets(before);
-  let mismatched = 0;
-  const text = tail.replace(/(?<!\S)\w{1,2}\)/g, "");
-  for (const ch of text) {
-    if (ch === "(" || ch === "[" || ch === "{" || ch === "<") open.push(ch);
-    else if (CLOSER_OF[ch] !== undefined) {
-      if (open[open.length - 1] === CLOSER_OF[ch]) open.pop();
-      else if (++mismatched >= SUFFIX_MISMATCHES) return true;
-    }
-  }
-  return false;
+  const open: string[] = [];
+  walkBrackets(before, open);
+  return walkBrackets(tail, open) >= SUFFIX_MISMATCHES;
 }
 
 /** An AI's refusal wording right after the opening quote. */
