@@ -1,11 +1,12 @@
 // The id digests verify recounts `duplicate_ids` from, in bounded memory at any manifest size. A
 // record repeats an earlier record's id when its digest was seen before, so the count is the
 // digests added less the distinct ones, whatever order they came in (which also lets two threads
-// tally apart and add up). Up to MAX_IN_MEMORY distinct digests are kept in a Set; past that every
-// digest goes to one of BUCKETS files on disk, chosen by a keyed hash (simple tabulation over a
-// table drawn from a random key per verification, so a hostile manifest, which never sees the
-// table, cannot pile its digests into one bucket), and the distinct ones are counted bucket by
-// bucket at the end, one bucket in memory at a time.
+// tally apart and add up). Up to MAX_IN_MEMORY distinct digests are kept in memory, as bytes in one
+// typed array (DigestSet); past that every digest goes to one of BUCKETS files on disk, and the
+// distinct ones are counted bucket by bucket at the end, one bucket in memory at a time. Both the
+// slot in memory and the bucket on disk come from one keyed hash (simple tabulation over a table
+// drawn from a random key per verification), so a hostile manifest, which never sees the table,
+// can neither pile its digests into one bucket nor make the table probe long runs.
 import { createHash, randomBytes } from "node:crypto";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,25 +15,28 @@ import { errnoCode } from "../core/errors.js";
 import { isSha256Hex, sha256Hex } from "../core/hash.js";
 
 /**
- * Distinct digests kept in memory (about 80 bytes each) before they go to disk. Few: a Set that
- * grows raises the heap's high-water mark by more than its size (on the 300,000-record pair of
- * docs/ingest.md, "Verify memory", 100,000 per thread peaked 40 to 60 MB higher than 1,000).
+ * Distinct digests kept in memory before they go to disk: 131,072 in a table of 262,144 slots of
+ * KEY_BYTES and their hashes (9.7 MB per thread at most, outside V8's heap, so the collector neither scans nor
+ * raises its high-water mark for them, as it did for a Set of strings). A pair of 100,000 records
+ * on two threads is recounted without touching the disk, even once one thread holds both shares'.
  */
-const MAX_IN_MEMORY = 25_000;
-/** Buckets on disk: at 10^8 distinct digests, about 400,000 (some 30 MB as a Set) to count at once. */
+const MAX_IN_MEMORY = 1 << 17;
+/** Buckets on disk: at 10^8 distinct digests, about 400,000 (some 39 MB as a DigestSet) to count at once. */
 const BUCKETS = 256;
 /** Bytes of one bucket's buffer before it is appended to its file (512 digests). */
 const BUCKET_BUFFER_BYTES = 512 * 33;
 /** Bytes of one digest as kept: a tag, then 32 bytes. */
 const KEY_BYTES = 33;
+/** Slots a DigestSet starts with; it doubles whenever it would be more than half full. */
+const FIRST_SLOTS = 1 << 12;
 
 /** What a tally holds, to be absorbed by another (posted between threads). */
 export interface IdDigestState {
   readonly added: number;
   /** Why its digests could not be kept on disk (see IdDigestTally.failure). */
   readonly failure: string | null;
-  /** The distinct digests as kept, while they are all in memory. */
-  readonly memory: readonly string[] | null;
+  /** The distinct digests as kept (KEY_BYTES each, one after another), while they are all in memory. */
+  readonly memory: Uint8Array | null;
   /** The directory of its bucket files, once it spilled. */
   readonly dir: string | null;
 }
@@ -52,31 +56,133 @@ export function newBucketKey(): Uint8Array {
 }
 
 /**
- * A digest as KEY_BYTES latin1 characters: `h` and a hex SHA-256's bytes, or `s` and the SHA-256
- * of any other string (the tags keep the two kinds apart, as their texts are).
+ * Writes digest `digest` as a kept key into `into` (KEY_BYTES): `h` and a hex SHA-256's bytes, or
+ * `s` and the SHA-256 of any other string (the tags keep the two kinds apart, as their texts are).
  */
-function keyOf(digest: string): string {
-  return isSha256Hex(digest) ? `h${Buffer.from(digest, "hex").toString("latin1")}` : `s${Buffer.from(sha256Hex(digest), "hex").toString("latin1")}`;
+function writeKey(digest: string, into: Buffer): void {
+  if (isSha256Hex(digest)) {
+    into[0] = TAG_HEX;
+    into.write(digest, 1, 32, "hex");
+  } else {
+    into[0] = TAG_STRING;
+    into.write(sha256Hex(digest), 1, 32, "hex");
+  }
+}
+
+const TAG_HEX = 0x68;
+const TAG_STRING = 0x73;
+
+/**
+ * The keyed hash of the key at `at` in `bytes`: the exclusive-or of one random 32-bit table entry
+ * for each (position, byte value) of its KEY_BYTES (simple tabulation, which spreads any fixed set
+ * of keys about as evenly as a random function; the keys are chosen before the table is drawn, as
+ * a manifest is written before it is verified).
+ */
+function keyHash(table: Uint32Array, bytes: Uint8Array, at: number): number {
+  let hash = 0;
+  for (let i = 0; i < KEY_BYTES; i++) hash ^= table[(i << 8) | (bytes[at + i] as number)] as number;
+  return hash >>> 0;
+}
+
+/**
+ * A set of keys of KEY_BYTES held in one typed array: open addressing with linear probing, the
+ * slot chosen by keyHash, each slot's hash kept beside it (compared before the bytes, and reused
+ * when the table doubles). A slot whose first byte is 0 is empty (every key starts with a tag).
+ */
+class DigestSet {
+  #slots: Uint8Array;
+  #hashes: Uint32Array;
+  #mask: number;
+  #size = 0;
+
+  constructor(private readonly table: Uint32Array) {
+    this.#slots = new Uint8Array(FIRST_SLOTS * KEY_BYTES);
+    this.#hashes = new Uint32Array(FIRST_SLOTS);
+    this.#mask = FIRST_SLOTS - 1;
+  }
+
+  /** Distinct keys held. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Adds the key at `at` in `bytes`; true when it was not held yet. */
+  add(bytes: Uint8Array, at: number): boolean {
+    if ((this.#size + 1) * 2 > this.#mask + 1) this.#grow();
+    const hash = keyHash(this.table, bytes, at);
+    const slots = this.#slots;
+    for (let slot = hash & this.#mask; ; slot = (slot + 1) & this.#mask) {
+      const start = slot * KEY_BYTES;
+      if (slots[start] === 0) {
+        for (let i = 0; i < KEY_BYTES; i++) slots[start + i] = bytes[at + i] as number;
+        this.#hashes[slot] = hash;
+        this.#size++;
+        return true;
+      }
+      if (this.#hashes[slot] === hash && sameKey(slots, start, bytes, at)) return false;
+    }
+  }
+
+  /** The keys held, one after another. */
+  keys(): Uint8Array {
+    const out = new Uint8Array(this.#size * KEY_BYTES);
+    let filled = 0;
+    for (let slot = 0; slot < this.#slots.length; slot += KEY_BYTES) {
+      if (this.#slots[slot] === 0) continue;
+      out.set(this.#slots.subarray(slot, slot + KEY_BYTES), filled);
+      filled += KEY_BYTES;
+    }
+    return out;
+  }
+
+  /** Doubles the slots, each key moved to the slot its kept hash gives. */
+  #grow(): void {
+    const [oldSlots, oldHashes] = [this.#slots, this.#hashes];
+    const mask = this.#mask * 2 + 1;
+    const slots = new Uint8Array((mask + 1) * KEY_BYTES);
+    const hashes = new Uint32Array(mask + 1);
+    for (let old = 0; old < oldHashes.length; old++) {
+      const from = old * KEY_BYTES;
+      if (oldSlots[from] === 0) continue;
+      const hash = oldHashes[old] as number;
+      let slot = hash & mask;
+      while (slots[slot * KEY_BYTES] !== 0) slot = (slot + 1) & mask;
+      slots.set(oldSlots.subarray(from, from + KEY_BYTES), slot * KEY_BYTES);
+      hashes[slot] = hash;
+    }
+    this.#slots = slots;
+    this.#hashes = hashes;
+    this.#mask = mask;
+  }
+}
+
+/** Whether the KEY_BYTES at `a` in `left` and at `b` in `right` are the same. */
+function sameKey(left: Uint8Array, a: number, right: Uint8Array, b: number): boolean {
+  for (let i = 0; i < KEY_BYTES; i++) if (left[a + i] !== right[b + i]) return false;
+  return true;
 }
 
 /** Counts id digests and how many repeat an earlier one (see the module header). */
 export class IdDigestTally {
   #added = 0;
   #failure: string | null = null;
-  #memory: Set<string> | null = new Set();
+  #memory: DigestSet | null;
   #dir: string | null = null;
   /** Other tallies' bucket directories, read with this one's at the end and removed by `close`. */
   readonly #absorbedDirs: string[] = [];
   #buffers: Buffer[] = [];
   #fill: number[] = [];
   readonly #maxInMemory: number;
-  readonly #table: Uint8Array;
+  readonly #table: Uint32Array;
   readonly #parent: string;
+  /** The key being added. */
+  readonly #key = Buffer.alloc(KEY_BYTES);
 
   constructor(options: IdDigestOptions = {}) {
     this.#maxInMemory = options.maxInMemory ?? MAX_IN_MEMORY;
-    this.#table = bucketTable(options.key ?? newBucketKey());
+    this.#table = hashTable(options.key ?? newBucketKey());
     this.#parent = options.parent ?? tmpdir();
+    this.#memory = new DigestSet(this.#table);
   }
 
   /**
@@ -91,7 +197,8 @@ export class IdDigestTally {
   add(digest: string): void {
     if (this.#failure !== null) return;
     this.#added++;
-    this.#guard(() => this.#keep(keyOf(digest)));
+    writeKey(digest, this.#key);
+    this.#guard(() => this.#keep(this.#key, 0));
   }
 
   /** Runs a step that may touch the disk; a failure ends the tally (null) instead of the verification. */
@@ -104,27 +211,28 @@ export class IdDigestTally {
     }
   }
 
-  #keep(key: string): void {
+  /** Keeps the key at `at` in `bytes`. */
+  #keep(bytes: Uint8Array, at: number): void {
     if (this.#memory !== null) {
-      this.#memory.add(key);
+      this.#memory.add(bytes, at);
       if (this.#memory.size > this.#maxInMemory) this.#spill();
       return;
     }
-    const bucket = bucketOf(this.#table, key);
+    const bucket = keyHash(this.#table, bytes, at) >>> 24;
     const buffer = this.#buffers[bucket] as Buffer;
     if ((this.#fill[bucket] as number) + KEY_BYTES > buffer.length) this.#flush(bucket);
-    buffer.write(key, this.#fill[bucket] as number, "latin1");
+    buffer.set(bytes.subarray(at, at + KEY_BYTES), this.#fill[bucket] as number);
     this.#fill[bucket] = (this.#fill[bucket] as number) + KEY_BYTES;
   }
 
   /** Moves the digests held in memory to bucket files; every later one goes there too. */
   #spill(): void {
-    const held = this.#memory ?? new Set<string>();
+    const held = this.#memory?.keys() ?? new Uint8Array(0);
     this.#dir = mkdtempSync(join(this.#parent, "lc-verify-ids-"));
     this.#buffers = Array.from({ length: BUCKETS }, () => Buffer.allocUnsafe(BUCKET_BUFFER_BYTES));
     this.#fill = new Array<number>(BUCKETS).fill(0);
     this.#memory = null;
-    for (const key of held) this.#keep(key);
+    for (let at = 0; at < held.length; at += KEY_BYTES) this.#keep(held, at);
   }
 
   #flush(bucket: number): void {
@@ -139,7 +247,7 @@ export class IdDigestTally {
     this.#guard(() => {
       for (let bucket = 0; bucket < this.#fill.length; bucket++) this.#flush(bucket);
     });
-    return { added: this.#added, failure: this.#failure, memory: this.#memory === null ? null : [...this.#memory], dir: this.#dir };
+    return { added: this.#added, failure: this.#failure, memory: this.#memory === null ? null : this.#memory.keys(), dir: this.#dir };
   }
 
   /** Adds another tally's digests (built with the same key); its files are read and removed with this one's. */
@@ -150,7 +258,8 @@ export class IdDigestTally {
     if (this.#failure !== null) return;
     this.#guard(() => {
       if (other.dir !== null && this.#memory !== null) this.#spill();
-      for (const key of other.memory ?? []) this.#keep(key);
+      const keys = other.memory ?? new Uint8Array(0);
+      for (let at = 0; at + KEY_BYTES <= keys.length; at += KEY_BYTES) this.#keep(keys, at);
     });
   }
 
@@ -167,10 +276,10 @@ export class IdDigestTally {
     let distinct = 0;
     const dirs = [this.#dir as string, ...this.#absorbedDirs];
     for (let bucket = 0; bucket < BUCKETS; bucket++) {
-      const seen = new Set<string>();
+      const seen = new DigestSet(this.#table);
       for (const dir of dirs) {
         const bytes = readBucket(join(dir, String(bucket)));
-        for (let at = 0; at + KEY_BYTES <= bytes.length; at += KEY_BYTES) seen.add(bytes.toString("latin1", at, at + KEY_BYTES));
+        for (let at = 0; at + KEY_BYTES <= bytes.length; at += KEY_BYTES) seen.add(bytes, at);
       }
       distinct += seen.size;
     }
@@ -186,24 +295,15 @@ export class IdDigestTally {
 }
 
 /**
- * The bucket hash's table: one random byte for each (position, byte value) of a kept digest, drawn
- * from the key (SHAKE256 stretches it), so tallies built with the same key bucket alike.
+ * The keyed hash's table: a random 32-bit entry for each (position, byte value) of a kept key,
+ * drawn from the key (SHAKE256 stretches it), so tallies built with the same key hash alike.
  */
-function bucketTable(key: Uint8Array): Uint8Array {
-  return createHash("shake256", { outputLength: KEY_BYTES * 256 })
+function hashTable(key: Uint8Array): Uint32Array {
+  const bytes = createHash("shake256", { outputLength: KEY_BYTES * 256 * 4 })
     .update(key)
     .digest();
-}
-
-/**
- * A kept digest's bucket: the exclusive-or of its bytes' table entries (simple tabulation hashing,
- * which spreads any fixed set of keys about as evenly as a random function; the keys are chosen
- * before the table is drawn, as a manifest is written before it is verified).
- */
-function bucketOf(table: Uint8Array, key: string): number {
-  let bucket = 0;
-  for (let at = 0; at < KEY_BYTES; at++) bucket ^= table[(at << 8) | (key.charCodeAt(at) & 0xff)] as number;
-  return bucket;
+  // Copied into a buffer of its own: the digest's may not be aligned for 32-bit reads.
+  return new Uint32Array(new Uint8Array(bytes).buffer);
 }
 
 /** A bucket file's bytes; a bucket no digest went to has no file. */

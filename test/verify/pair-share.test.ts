@@ -152,6 +152,37 @@ describe("counts taken apart and absorbed", () => {
     here.close();
   });
 
+  it("counts exactly in memory across many doublings of the table, and writes no file", async () => {
+    const parent = await tempDir();
+    const digest = (n: number) => sha256Hex(`id-${n}`);
+    const here = new IdDigestTally({ parent });
+    // 60,000 distinct here, a third of them again; ids that are not digests too (hashed to keys).
+    for (let n = 0; n < 60_000; n++) here.add(digest(n));
+    for (let n = 0; n < 20_000; n++) here.add(digest(n * 3));
+    for (const id of ["a", "a", "ключ", "A".repeat(64), "a".repeat(64), "a".repeat(64)]) here.add(id);
+    // A digest and the id that is its hex text are different ids, kept apart by their tags.
+    here.add(sha256Hex("a"));
+    expect(here.repeats()).toBe(20_000 + 2);
+    expect(here.state().dir).toBeNull();
+    expect(readdirSync(parent)).toEqual([]);
+    here.close();
+  });
+
+  it("digests that share all but their last bytes are counted exactly in memory and on disk", async () => {
+    // A manifest chooses its digests: had the slot been a byte of the digest, these would all
+    // probe one run of slots. Counted the same whichever way they are kept.
+    const parent = await tempDir();
+    const common = "cd".repeat(30);
+    const ids = Array.from({ length: 5000 }, (_, n) => `${common}${n.toString(16).padStart(4, "0")}`);
+    for (const maxInMemory of [undefined, 100]) {
+      const here = new IdDigestTally({ parent, ...(maxInMemory === undefined ? {} : { maxInMemory }) });
+      for (const id of [...ids, ...ids.slice(0, 1234)]) here.add(id);
+      expect(here.repeats()).toBe(1234);
+      here.close();
+    }
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
   it("digests that differ only in their last bytes are spread over many bucket files", async () => {
     // A manifest chooses its digests: had the bucket been a byte of the digest, these would all
     // share one file. The table drawn from the random key spreads them (about 160 of 256 expected).
