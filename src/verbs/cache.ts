@@ -28,7 +28,8 @@ const SIZE_UNITS: Readonly<Record<string, number>> = {
 
 /** Bytes of a size such as `500MB`, `2GiB` or `1048576`, at least MIN_CACHE_FILE_BYTES; throws UsageError naming `flag` otherwise. */
 export function parseByteSize(text: string, flag = "--max-bytes"): number {
-  const match = /^(\d{1,400})\s?([a-z]{1,3})?$/i.exec(typeof text === "string" ? text.trim() : "");
+  // Any number of digits: a long one is too large, which the message below says, not malformed.
+  const match = /^(\d+)\s?([a-z]{1,3})?$/i.exec(typeof text === "string" ? text.trim() : "");
   const unit = SIZE_UNITS[(match?.[2] ?? "b").toLowerCase()];
   const bytes = match === null || unit === undefined ? Number.NaN : Number(match[1]) * unit;
   // Well formed but past what a size can be here: say so, rather than that it is not a size.

@@ -283,6 +283,7 @@ describe("cache CLI", () => {
     // A size past what a byte count can be here says so, naming the most there is.
     expect(() => parseByteSize("9000TiB")).toThrow("--max-bytes is too large: at most 9007199254740991 bytes (8 PiB)");
     expect(() => parseByteSize("100000000000000000000000B")).toThrow("--max-bytes is too large: at most 9007199254740991 bytes (8 PiB)");
+    expect(() => parseByteSize(`${"9".repeat(500)}MB`)).toThrow("--max-bytes is too large: at most 9007199254740991 bytes (8 PiB)");
   });
 
   it("durations take s, m, h, d and w; the library verb refuses no condition", () => {
