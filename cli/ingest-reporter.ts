@@ -26,7 +26,11 @@ export function createIngestReporter(io: CliIo): CliIngestReporter {
       line.finish();
       for (const warning of ingestRunWarnings(run, canary, uniqueIds)) await writeOut(io.stderr, warning);
     },
-    warn: (message) => void io.stderr.write(`warning: ${message}\n`),
+    warn: (message) => {
+      // On a terminal the warning takes the progress line's place, and the line is drawn again below it.
+      line.interrupt();
+      io.stderr.write(`warning: ${message}\n`);
+    },
     close: () => line.finish(),
   };
 }

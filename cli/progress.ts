@@ -5,11 +5,13 @@ import type { CliIo } from "./io.js";
 
 export interface ProgressReporter {
   update(done: number, total: number): void;
+  /** Clears the line for a message written next; the next update draws it again below. */
+  interrupt(): void;
   /** Clears the line; later updates are ignored. */
   finish(): void;
 }
 
-const SILENT: ProgressReporter = { update() {}, finish() {} };
+const SILENT: ProgressReporter = { update() {}, interrupt() {}, finish() {} };
 
 /** Before this many seconds, or this share of the items, the rate says too little for an ETA. */
 const MIN_ETA_SECONDS = 5;
@@ -48,6 +50,12 @@ export function createProgress(io: CliIo, label: string, now: () => number = () 
       const eta = rate > 0 && settled ? (total - done) / rate : Number.NaN;
       io.stderr.write(`\r${label}: ${done}/${total}  elapsed ${formatDuration(elapsed)}  ${rate.toFixed(2)}/s  ETA ${formatDuration(eta)}\x1b[K`);
       drawn = true;
+    },
+    interrupt() {
+      if (!drawn) return;
+      io.stderr.write("\r\x1b[K");
+      drawn = false;
+      lastDraw = 0;
     },
     finish() {
       if (finished) return;

@@ -26,7 +26,11 @@ export function verbIo(io: CliIo, wording: VerbIoWording = {}): VerbIo {
     reporter: {
       output: (text) => writeOut(io.stdout, text),
       diagnostic: (text) => writeOut(io.stderr, text),
-      warn: (message) => void io.stderr.write(`warning: ${message}\n`),
+      warn: (message) => {
+        // On a terminal the warning takes the progress line's place, and the line is drawn again below it.
+        progress?.interrupt();
+        io.stderr.write(`warning: ${message}\n`);
+      },
       write: (text) => void io.stderr.write(text),
       progress: (done, total) => progress?.update(done, total),
       finishProgress: () => progress?.finish(),

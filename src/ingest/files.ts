@@ -23,6 +23,8 @@ import { fromFile, fromNodeStream } from "../jsonl/sources.js";
 import { publish, type PublishResult } from "../publish/publish.js";
 import { lockTakenOverError } from "../publish/lock.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
+import { circuitOpenedNow } from "../pipeline/canary-warning.js";
+import type { BreakerTrip } from "../pipeline/circuit-breaker.js";
 import type { CiReports } from "../report/ci-reports.js";
 import { reportItemFromRecord } from "../report/report-item.js";
 import { ArraySpool } from "../publish/framed-document.js";
@@ -195,6 +197,7 @@ export async function* ingestSteps(plan: IngestRunPlan): AsyncGenerator<IngestSt
         clock: plan.clock,
         ...(signal ? { signal } : {}),
         ...(plan.reporter.progress ? { onProgress: plan.reporter.progress } : {}),
+        ...(plan.reporter.warn ? { onCircuitOpen: (trip: BreakerTrip) => plan.reporter.warn?.(circuitOpenedNow(trip, "records")) } : {}),
         ...(reports ? { onEntry: async (entry: ManifestRecord, line: number) => reports.add(reportItemFromRecord(entry, line)) } : {}),
       }).catch(abortFirst(plan));
       stopIfAborted(plan);

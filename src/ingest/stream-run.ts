@@ -44,6 +44,8 @@ export interface StreamRunOptions {
   readonly clock: () => Date;
   readonly signal?: AbortSignal;
   readonly onProgress?: (done: number, total: number) => void;
+  /** Hears the circuit breaker open, when it does (the run goes on without canary calls). */
+  readonly onCircuitOpen?: (trip: BreakerTrip) => void;
   /** The verdict cache for this run's canary identity; its hits and misses go into run.cache. */
   readonly cache?: SegmentVerdictCache;
   /** Whole-record entries beside that cache: a record found there is taken; one whose verdicts are all cached is offered. */
@@ -177,7 +179,7 @@ export async function streamIngestRun(pipeline: CheckingPipeline, prepared: Admi
     pipeline,
     policy,
     profile: canaryProfile(pipeline),
-    breaker: new CanaryCircuitBreaker(options.maxCanaryFailures),
+    breaker: new CanaryCircuitBreaker(options.maxCanaryFailures, options.onCircuitOpen),
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.allowlist ? { allowlist: options.allowlist } : {}),
     ...(gate.beforeFirstCheck ? { beforeCheck: gate.beforeFirstCheck } : {}),

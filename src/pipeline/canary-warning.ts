@@ -183,6 +183,19 @@ export function circuitOpenWarning(target: CanaryTarget, trip: BreakerTrip, notS
   );
 }
 
+/**
+ * What a run says the moment its breaker opens (without the `warning: ` prefix), before the
+ * summary's circuitOpenWarning: the progress line goes on counting `things` that are now held or
+ * degraded without a canary call, and the person watching it should know why at once.
+ */
+export function circuitOpenedNow(trip: BreakerTrip, things: "records" | "items"): string {
+  return (
+    `the canary stopped answering: ${trip.failures} checks in a row failed (${trip.reason}); ` +
+    `no more checks are sent to it in this run, so the ${things} left are not screened by the canary; ` +
+    "the summary at the end says how many and what to fix"
+  );
+}
+
 /** A backend that answered earlier in the run is installed: it stopped or hung, so say that. */
 function tripFix(target: CanaryTarget, trip: BreakerTrip): string {
   if (trip.answeredBefore === 0) return fix(target, trip.reason);

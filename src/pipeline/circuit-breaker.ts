@@ -65,10 +65,16 @@ export class CanaryCircuitBreaker {
   #answered = 0;
   #trip: BreakerTrip | null = null;
 
-  /** `threshold` 0 never opens (every check is sent whatever happens). */
-  constructor(threshold: number = DEFAULT_MAX_CANARY_FAILURES) {
+  readonly #onOpen: ((trip: BreakerTrip) => void) | undefined;
+
+  /**
+   * `threshold` 0 never opens (every check is sent whatever happens). `onOpen` hears the trip
+   * once, when it opens: a long run says so then, not only in its summary at the end.
+   */
+  constructor(threshold: number = DEFAULT_MAX_CANARY_FAILURES, onOpen?: (trip: BreakerTrip) => void) {
     if (!Number.isSafeInteger(threshold) || threshold < 0) throw new RangeError("threshold must be a non-negative integer");
     this.threshold = threshold;
+    this.#onOpen = onOpen;
   }
 
   /** True once the breaker has opened: send no more canary calls. */
@@ -92,6 +98,7 @@ export class CanaryCircuitBreaker {
     this.#consecutive++;
     if (this.threshold > 0 && this.#consecutive >= this.threshold) {
       this.#trip = Object.freeze({ reason: observation.reason, failures: this.#consecutive, answeredBefore: this.#answered });
+      this.#onOpen?.(this.#trip);
     }
   }
 }

@@ -92,6 +92,8 @@ export interface ScreenFileOptions {
   readonly onItem?: (item: BatchItem, line: number, checked: CheckedItem) => Promise<void>;
   /** Called after each item, with the number done so far. */
   readonly onProgress?: (done: number, total: number) => void;
+  /** Hears the circuit breaker open, when it does (the rest of the items are not sent to the canary). */
+  readonly onCircuitOpen?: (trip: BreakerTrip) => void;
   /** Called once every item is checked, just before the document is copied to `output`. */
   readonly beforeOutput?: (summary: BatchSummary, circuitOpen: BreakerTrip | null) => void | Promise<void>;
   /** Directory a relative input path is resolved against (default: the process's). */
@@ -228,6 +230,7 @@ const SCREEN_FILE_OPTION_KEYS = Object.keys({
   afterRead: true,
   onItem: true,
   onProgress: true,
+  onCircuitOpen: true,
   beforeOutput: true,
   cwd: true,
 } satisfies Record<keyof ScreenFileOptions, true>);
@@ -283,7 +286,7 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
     // Second pass: the checks, each finished item spooled in order.
     items = await ArraySpool.create(scratchTarget, "items");
     const spool = items;
-    const breaker = new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES);
+    const breaker = new CanaryCircuitBreaker(options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES, options.onCircuitOpen);
     let cache = options.cache;
     if (store !== null) {
       const modelDigest = await knownModelDigest(isGenuinePipeline(pipeline) ? pipeline.probe : null).catch(() => null);

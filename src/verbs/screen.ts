@@ -5,6 +5,7 @@ import {
   canaryTarget,
   canaryReplyWarning,
   circuitOpenWarning,
+  circuitOpenedNow,
   type AffectedItems,
   type CanaryTarget,
 } from "../pipeline/canary-warning.js";
@@ -94,6 +95,7 @@ export async function screen(options: ScreenOptions) {
       onCacheNote: (message) => reporter.warn(message),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
       onProgress: (done, total) => reporter.progress(done, total),
+      onCircuitOpen: (trip) => reporter.warn(circuitOpenedNow(trip, "items")),
       cwd: io.cwd,
       reports: resolveReportSettings(options, io),
     });

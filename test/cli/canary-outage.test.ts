@@ -120,7 +120,7 @@ describe("check names an unreachable canary", () => {
 });
 
 describe("screen stops sending checks to a dead canary", () => {
-  it("a canary killed mid-batch: after N consecutive failures the rest are degraded without a call, one warning", async () => {
+  it("a canary killed mid-batch: after N consecutive failures the rest are degraded without a call, a warning at once and one in the summary", async () => {
     const url = ollama.url;
     ollama.setReply((_request, chatIndex) => {
       if (chatIndex === 1) void ollama.close();
@@ -135,9 +135,12 @@ describe("screen stops sending checks to a dead canary", () => {
     expect(notSent).toHaveLength(5);
     expect(notSent.every((item) => item.state === "degraded" && item.error === "canary_circuit_open" && item.verdict === undefined)).toBe(true);
     const warnings = warningsOf(run.stderr);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`canary at ${url} is not reachable: 2 checks in a row failed (unavailable)`);
-    expect(warnings[0]).toContain("5 items of 8 not screened by the canary");
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toBe(
+      "warning: the canary stopped answering: 2 checks in a row failed (unavailable); no more checks are sent to it in this run, so the items left are not screened by the canary; the summary at the end says how many and what to fix",
+    );
+    expect(warnings[1]).toContain(`canary at ${url} is not reachable: 2 checks in a row failed (unavailable)`);
+    expect(warnings[1]).toContain("5 items of 8 not screened by the canary");
   });
 
   it("a hung canary with a short timeout: the batch ends after N timeouts, not one per item", async () => {
@@ -146,8 +149,9 @@ describe("screen stops sending checks to a dead canary", () => {
     const run = await runCli(["screen", "--ollama-url", ollama.url, "--timeout", "0.3", "--max-canary-failures", "3"], { stdin: batch(20) });
     expect(run.code).toBe(2);
     expect(ollama.chatRequests()).toHaveLength(3);
-    expect(warningsOf(run.stderr)).toHaveLength(1);
-    expect(run.stderr).toContain("3 checks in a row failed (timeout)");
+    // One line when the breaker opens, one in the summary: not one per item.
+    expect(warningsOf(run.stderr)).toHaveLength(2);
+    expect(run.stderr).toContain("the canary stopped answering: 3 checks in a row failed (timeout)");
   });
 
   it("an attack in the rest of the batch is still blocked by the structural layer", async () => {

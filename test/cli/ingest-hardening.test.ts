@@ -251,7 +251,7 @@ describe("a dead or hung canary mid-run trips the circuit breaker", () => {
   const many = (n: number) => jsonl(Array.from({ length: n }, (_, i) => `Plain record number ${String(i).padStart(3, "0")} about returns.`));
   const warningsOf = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("warning:"));
 
-  it("a backend killed mid-run: checks stop after N consecutive failures, the rest are held with their reason, one warning names the URL", async () => {
+  it("a backend killed mid-run: checks stop after N consecutive failures, the rest are held with their reason, a warning says so at once and the summary's names the URL", async () => {
     const url = ollama.url;
     ollama.setReply((_request, chatIndex) => {
       // The backend dies after answering two checks: later connections are refused.
@@ -260,15 +260,17 @@ describe("a dead or hung canary mid-run trips the circuit breaker", () => {
     });
     const run = await ingest(many(12), ["--max-canary-failures", "3"]);
     expect(run.code).toBe(2);
-    const warnings = warningsOf(run.stderr);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`canary at ${url} is not reachable: 3 checks in a row failed (unavailable)`);
-    expect(warnings[0]).toContain("7 records of 12 not screened by the canary");
-    // It answered earlier, so it is installed: the hint is about a server that stopped, not setup.
-    expect(warnings[0]).toContain(
-      `it had answered 2 checks earlier in this run, so it stopped or hung mid-run: check that the server at ${url} is still running`,
+    const [now, summary, ...rest] = warningsOf(run.stderr);
+    expect(rest).toEqual([]);
+    // Said when it happens, before the summary's warning, and with nothing a terminal would hide.
+    expect(now).toBe(
+      "warning: the canary stopped answering: 3 checks in a row failed (unavailable); no more checks are sent to it in this run, so the records left are not screened by the canary; the summary at the end says how many and what to fix",
     );
-    expect(warnings[0]).not.toContain("ollama pull");
+    expect(summary).toContain(`canary at ${url} is not reachable: 3 checks in a row failed (unavailable)`);
+    expect(summary).toContain("7 records of 12 not screened by the canary");
+    // It answered earlier, so it is installed: the hint is about a server that stopped, not setup.
+    expect(summary).toContain(`it had answered 2 checks earlier in this run, so it stopped or hung mid-run: check that the server at ${url} is still running`);
+    expect(summary).not.toContain("ollama pull");
     const manifest = await readManifest();
     expect(manifest.run.checks_performed).toBe(5);
     const states = manifest.records.map((r) => r.segments[0]?.state);
@@ -288,8 +290,9 @@ describe("a dead or hung canary mid-run trips the circuit breaker", () => {
     expect(run.code).toBe(2);
     expect(ollama.chatRequests()).toHaveLength(2);
     const warnings = warningsOf(run.stderr);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`canary at ${ollama.url} (model qwen2.5:1.5b) did not answer before the timeout: 2 checks in a row failed (timeout)`);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain("the canary stopped answering: 2 checks in a row failed (timeout)");
+    expect(warnings[1]).toContain(`canary at ${ollama.url} (model qwen2.5:1.5b) did not answer before the timeout: 2 checks in a row failed (timeout)`);
     const manifest = await readManifest();
     expect(manifest.records.filter((r) => r.segments[0]?.error === "canary_circuit_open")).toHaveLength(8);
   });

@@ -7,6 +7,7 @@ import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../../cli/io.js";
 import { createProgress } from "../../cli/progress.js";
+import { createIngestReporter } from "../../cli/ingest-reporter.js";
 import { run as runIngest } from "../../cli/commands/ingest.js";
 import { hookedFs } from "../../bench/_fs-hooks.js";
 import { nodePublishFs } from "../../src/publish/fs.js";
@@ -108,6 +109,18 @@ describe("messages", () => {
     progress.finish();
     expect(cleared).toContain("screen: 1/3");
     expect(drawn()).toBe(cleared);
+  });
+
+  it("a warning during a run takes the progress line's place on a terminal, and the line is drawn again below it", () => {
+    const { io, text: drawn } = terminalStderr();
+    const reporter = createIngestReporter(io);
+    reporter.progress?.(1, 10);
+    reporter.warn?.("the canary stopped answering");
+    // The next update comes sooner than the line's usual 200 ms pace, and is drawn all the same.
+    reporter.progress?.(2, 10);
+    reporter.close();
+    const text = drawn();
+    expect(text).toMatch(/\ringest: 1\/10[^\r]*\x1b\[K\r\x1b\[Kwarning: the canary stopped answering\n\ringest: 2\/10/);
   });
 
   it("the progress line shows no ETA until a few seconds or a few percent have gone by", () => {

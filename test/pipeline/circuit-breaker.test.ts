@@ -19,6 +19,17 @@ describe("CanaryCircuitBreaker", () => {
     expect(breaker.open).toBe(true);
   });
 
+  it("tells its listener once, when it opens, with the trip", () => {
+    const heard: unknown[] = [];
+    const breaker = new CanaryCircuitBreaker(2, (trip) => heard.push(trip));
+    breaker.record({ kind: "answered" });
+    breaker.record(outage);
+    expect(heard).toEqual([]);
+    breaker.record(timeout);
+    breaker.record(timeout);
+    expect(heard).toEqual([{ reason: "timeout", failures: 2, answeredBefore: 1 }]);
+  });
+
   it("a canary answer resets the count; a check that did not call the canary does not", () => {
     const breaker = new CanaryCircuitBreaker(2);
     breaker.record(outage);
