@@ -65,7 +65,7 @@ install_from_checkout() {
     echo "::error title=little-canary::this release pins no published package, and the action's checkout ($action) is version ${named:-unknown}, not $version" >&2
     exit 2
   fi
-  echo "::warning title=little-canary::this release pins no published package (LITTLE_CANARY_INTEGRITY is empty); building little-canary@$version from the action's own checkout (a minute or two)" >&2
+  echo "::warning title=little-canary::this release pins no published package (LITTLE_CANARY_INTEGRITY is empty); building little-canary@$version from the action's own checkout (several minutes)" >&2
   local src="$temp/little-canary-src-$version"
   local packed="$temp/little-canary-pack-$version"
   rm -rf "$src" "$packed"

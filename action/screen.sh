@@ -49,12 +49,26 @@ for arg in "${extra[@]}"; do
     --sarif | --sarif=* | --github) refuse "the action input 'args' holds $arg; use the action's own 'sarif' input" ;;
   esac
 done
+# The canary's backend comes from the inputs `ollama-url` and `canary-model` unless 'args' chooses
+# another: a pool (--canary-endpoint) replaces the URL and keeps the model name; the embedded canary
+# (--canary) and no canary (--no-canary) take neither. Passing them anyway would make screen refuse
+# flags the user never wrote ("give --ollama-url or --canary-endpoint, not both").
+backend=(--ollama-url "${INPUT_OLLAMA_URL:-http://localhost:11434}" --canary-model "${INPUT_CANARY_MODEL:-qwen2.5:1.5b}")
+for arg in "${extra[@]}"; do
+  case "$arg" in
+    --canary-endpoint | --canary-endpoint=*) backend=(--canary-model "${INPUT_CANARY_MODEL:-qwen2.5:1.5b}") ;;
+  esac
+done
+for arg in "${extra[@]}"; do
+  case "$arg" in
+    --no-canary | --canary | --canary=*) backend=() ;;
+  esac
+done
 rm -f -- "$sarif"
 code=0
 # The input after `--`: a file name that begins with `-` is a file, never an option.
 node "$cli" screen \
-  --ollama-url "${INPUT_OLLAMA_URL:-http://localhost:11434}" \
-  --canary-model "${INPUT_CANARY_MODEL:-qwen2.5:1.5b}" \
+  "${backend[@]}" \
   --mode "${INPUT_MODE:-full}" \
   --concurrency "${INPUT_CONCURRENCY:-1}" \
   --sarif "$sarif" --github \

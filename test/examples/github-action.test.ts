@@ -294,6 +294,27 @@ describe("the action's scripts, run locally", () => {
     expect((await runScript("gate.sh", {})).code).toBe(2);
   });
 
+  it("args choosing another canary backend (a pool, the embedded canary, none) replace the ollama-url input instead of being refused beside it", async () => {
+    await writeFile(join(dir, "batch.jsonl"), `${JSON.stringify("The quarterly report.")}\n`);
+    // A pool of the stand-in twice: screened by the canary, and passed.
+    await rm(join(dir, "output.txt"), { force: true });
+    const pool = await runScript("screen.sh", screenEnv({ INPUT_ARGS: `--canary-endpoint ${ollama.url}#2` }));
+    expect(pool.stderr).not.toContain("not both");
+    expect(await outputs()).toMatchObject({ "exit-code": "0" });
+    expect(JSON.parse(await readFile(join(dir, "little-canary-batch.json"), "utf8")).counts).toMatchObject({ pass: 1 });
+    // No canary: only the structural layer, so the item is unexercised (exit 2), not a refusal of the flags.
+    await rm(join(dir, "output.txt"), { force: true });
+    const none = await runScript("screen.sh", screenEnv({ INPUT_ARGS: "--no-canary" }));
+    expect(none.stderr).not.toContain("not both");
+    expect(await outputs()).toMatchObject({ "exit-code": "2" });
+    expect(JSON.parse(await readFile(join(dir, "little-canary-batch.json"), "utf8")).items).toHaveLength(1);
+    // The embedded canary takes neither input (whether its engine is installed here or not).
+    await rm(join(dir, "output.txt"), { force: true });
+    const embedded = await runScript("screen.sh", screenEnv({ INPUT_ARGS: "--canary embedded" }));
+    expect(embedded.stderr).not.toContain("not both");
+    expect(embedded.stderr).not.toContain("names a served model");
+  });
+
   it("a refused batch records exit 2 and no SARIF, so the upload step is skipped and the gate fails", async () => {
     await writeFile(join(dir, "batch.jsonl"), '{"text": 5}\n');
     expect((await runScript("screen.sh", screenEnv())).code).toBe(0);
