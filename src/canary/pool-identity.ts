@@ -7,6 +7,7 @@ import type { OllamaCanaryProbe } from "./ollama-probe.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
 import { UNVERIFIED_TEXT, tooSmallMessage, type LoadedContext } from "./run-context.js";
 import { displayText } from "../core/display-text.js";
+import { modelNotFoundMessage, printableModelName, type ServedModels } from "./served-models.js";
 
 /** What the probes of a pool must agree on, as pinned before the first check. */
 interface PoolIdentity {
@@ -57,7 +58,8 @@ export interface PinRequirement {
 /** Phase 1, without a chat call: reachable, the model listed, its digest and trained context. */
 async function inventoryFacts(probe: OllamaCanaryProbe, requirement: PinRequirement): Promise<Omit<OllamaFacts, "loaded"> | string> {
   const at = probe.endpointOrigin;
-  if (!(await probe.isAvailable())) return `canary endpoint ${at} is unreachable or does not list the model ${displayText(probe.model)} in /api/tags`;
+  const served = await probe.servedModels();
+  if (served.kind !== "listed" || !served.hasModel) return withoutModel(at, probe.model, served);
   const digest = await probe.modelDigest();
   if (digest === null)
     return `canary endpoint ${at} lists the model ${displayText(probe.model)} without a usable digest in /api/tags, so its weights cannot be pinned`;
@@ -68,6 +70,23 @@ async function inventoryFacts(probe: OllamaCanaryProbe, requirement: PinRequirem
     return `canary endpoint ${at}: the model's trained context length (${contextLength}) is smaller than the ${min} tokens a segment needs`;
   }
   return { digest, contextLength };
+}
+
+/**
+ * Why an endpoint of a pool cannot serve the model, with the fix, as a single canary's refusal
+ * says it (served-models.ts), the endpoint named by its origin and the URL by --canary-endpoint.
+ */
+function withoutModel(at: string, model: string, served: ServedModels): string {
+  if (served.kind === "listed") return modelNotFoundMessage("ollama", model, at, served.names);
+  if (served.kind === "unreachable") {
+    const fix =
+      served.cause === "a port fetch never connects to"
+        ? "fix: serve the canary on another port (Ollama's own is 11434) and give that in --canary-endpoint"
+        : "fix: start it (ollama serve) or correct its URL in --canary-endpoint";
+    return `canary endpoint ${at} is not reachable (${served.cause ?? "no answer"}); ${fix}`;
+  }
+  const why = served.timedOut === true ? "did not list its models in time" : "did not answer GET /api/tags with a model list";
+  return `canary endpoint ${at} ${why}, so the model ${printableModelName(model)} cannot be found there; fix: check that it is an Ollama server`;
 }
 
 /** Phase 2: the probe's warm-up call and GET /api/ps, the context the endpoint really loaded. */

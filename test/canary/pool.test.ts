@@ -127,7 +127,8 @@ describe("identity is pinned before any check", () => {
     const b = await standIn({ models: [{ name: "qwen3:4b" }] });
     const run = await ingest([a.url, b.url]);
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain(`canary endpoint ${b.url} is unreachable or does not list the model qwen2.5:1.5b`);
+    // Named as a single canary's refusal names it: what the endpoint serves, and the fix.
+    expect(run.stderr).toContain(`canary model qwen2.5:1.5b is not available at ${b.url} (it serves: qwen3:4b); fix: ollama pull qwen2.5:1.5b`);
     expect(anyChat(a) + anyChat(b)).toBe(0);
     expect(existsSync(join(dir, "m.json"))).toBe(false);
   });
@@ -142,7 +143,9 @@ describe("identity is pinned before any check", () => {
     const down = `http://127.0.0.1:${await freePort()}`;
     const unreachable = await ingest([a.url, down]);
     expect(unreachable.code).toBe(3);
-    expect(unreachable.stderr).toContain(`canary endpoint ${down} is unreachable`);
+    expect(unreachable.stderr).toContain(
+      `canary endpoint ${down} is not reachable (connection refused); fix: start it (ollama serve) or correct its URL in --canary-endpoint`,
+    );
     expect(a.chatRequests()).toHaveLength(0);
     expect(existsSync(join(dir, "m.json"))).toBe(false);
   });
