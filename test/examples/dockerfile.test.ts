@@ -84,7 +84,7 @@ describe("Dockerfile", () => {
   });
 
   it("the Kubernetes example's images are the ones this Dockerfile builds", () => {
-    for (const file of ["shards-job.yaml", "index-job.yaml", "serve-sidecar.yaml"]) {
+    for (const file of ["shards-job.yaml", "index-job.yaml", "loader.yaml", "serve-sidecar.yaml"]) {
       const text = readFileSync(join(ROOT, "examples/kubernetes", file), "utf8");
       expect(text, file).toContain("image: REPLACE_WITH_YOUR_IMAGE");
       expect(text, file).toMatch(/Dockerfile/);

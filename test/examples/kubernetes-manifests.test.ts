@@ -15,6 +15,7 @@ import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { Job } from "kubernetes-models/batch/v1/Job";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { PersistentVolumeClaim } from "kubernetes-models/v1/PersistentVolumeClaim";
+import { Pod } from "kubernetes-models/v1/Pod";
 import { Service } from "kubernetes-models/v1/Service";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
@@ -30,6 +31,7 @@ const MODELS: Record<string, (doc: Doc) => { validate(): void }> = {
   "apps/v1 Deployment": (doc) => new Deployment(doc as never),
   "v1 Service": (doc) => new Service(doc as never),
   "v1 PersistentVolumeClaim": (doc) => new PersistentVolumeClaim(doc as never),
+  "v1 Pod": (doc) => new Pod(doc as never),
   "v1 ConfigMap": (doc) => new ConfigMap(doc as never),
 };
 
