@@ -104,7 +104,7 @@ export class OllamaChatBackend extends ChatBackendBase {
     super(options, options.ollamaUrl ?? DEFAULT_OLLAMA_URL, role, () => "");
   }
 
-  /** True iff /api/tags answers 200 within 3 s and lists the model (name equal or `<model>:` prefix). */
+  /** True iff /api/tags answers 200 within 3 s and lists the model (its exact name, or `<model>:latest` for a name without a tag). */
   async isAvailable(): Promise<boolean> {
     const served = await this.servedModels(3_000);
     return served.kind === "listed" && served.hasModel;

@@ -166,8 +166,10 @@ export async function ollamaServedModels(fetchFn: FetchLike, baseUrl: string, ta
   const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
   if (read.kind !== "listed") return read;
   const names = read.entries.map((e) => e.name).filter((name): name is string => name !== null);
-  // The availability rule: some entry's name equals the tag or starts with `<tag>:`.
-  return { kind: "listed", names, hasModel: names.some((name) => name === tag || name.startsWith(`${tag}:`)) };
+  // The availability rule is Ollama's own: the entry named exactly the tag, or for a tag without
+  // one (`qwen2.5`) the `:latest` entry, which is what Ollama loads for it. Another tag of the same
+  // model (`qwen2.5:1.5b`) does not serve `qwen2.5`: a chat naming it would be refused.
+  return { kind: "listed", names, hasModel: names.some((name) => name === tag || (!tag.includes(":") && name === `${tag}:latest`)) };
 }
 
 const DIGEST_PATTERN = /^[A-Za-z0-9:._-]{1,200}$/;

@@ -262,10 +262,16 @@ describe("options", () => {
 });
 
 describe("isAvailable", () => {
-  it("is true when the tag is listed exactly or as a prefix", async () => {
+  it("is true when the tag is listed exactly, or an untagged name's :latest is, as Ollama finds a model", async () => {
     expect(await probe().isAvailable()).toBe(true);
-    expect(await probe({ model: "qwen2.5" }).isAvailable()).toBe(true);
     expect(ollama.requests.at(-1)?.path).toBe("/api/tags");
+    // Ollama reads `qwen2.5` as `qwen2.5:latest`: another tag of it does not serve that name.
+    expect(await probe({ model: "qwen2.5" }).isAvailable()).toBe(false);
+    ollama.setModels([{ name: "qwen2.5:latest" }, { name: "llama3.2:3b" }]);
+    expect(await probe({ model: "qwen2.5" }).isAvailable()).toBe(true);
+    expect(await probe({ model: "qwen2.5:latest" }).isAvailable()).toBe(true);
+    expect(await probe({ model: "llama3.2" }).isAvailable()).toBe(false);
+    expect(await probe({ model: "llama3" }).isAvailable()).toBe(false);
   });
 
   it("is false for a missing model, an error status, garbage or a refused connection", async () => {

@@ -197,7 +197,8 @@ function requestedNumCtx(body: unknown): number | null {
 
 function findModel(models: readonly StandInModel[], tag: unknown): StandInModel | undefined {
   if (typeof tag !== "string") return undefined;
-  return models.find((m) => m.name === tag || m.name.startsWith(`${tag}:`));
+  // As Ollama finds a model: by its exact name, a name without a tag meaning `:latest`.
+  return models.find((m) => m.name === tag || (!tag.includes(":") && m.name === `${tag}:latest`));
 }
 
 export async function startOllamaStandIn(options: OllamaStandInOptions = {}): Promise<OllamaStandIn> {

@@ -90,13 +90,16 @@ describe("Ollama stand-in", () => {
       ["tiny:1b", "abc"],
       ["nodigest:1b", undefined],
     ]);
-    const show = await fetch(`${s.url}/api/show`, { method: "POST", body: JSON.stringify({ model: "tiny" }) });
+    const show = await fetch(`${s.url}/api/show`, { method: "POST", body: JSON.stringify({ model: "tiny:1b" }) });
     expect(((await show.json()) as { model_info: unknown }).model_info).toEqual({
       "general.architecture": "qwen2",
       "qwen2.context_length": 32768,
     });
-    const unknown = await fetch(`${s.url}/api/show`, { method: "POST", body: JSON.stringify({ model: "other" }) });
-    expect(unknown.status).toBe(404);
+    // As Ollama: an untagged name is `:latest`, which this stand-in does not have; another name neither.
+    for (const model of ["tiny", "other"]) {
+      const unknown = await fetch(`${s.url}/api/show`, { method: "POST", body: JSON.stringify({ model }) });
+      expect(unknown.status).toBe(404);
+    }
   });
 
   it("can fail any route", async () => {
