@@ -8,7 +8,7 @@
 // drawn from a random key per verification), so a hostile manifest, which never sees the table,
 // can neither pile its digests into one bucket nor make the table probe long runs.
 import { createHash, randomBytes } from "node:crypto";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errnoCode } from "../core/errors.js";
@@ -106,20 +106,34 @@ class DigestSet {
     return this.#size;
   }
 
-  /** Adds the key at `at` in `bytes`; true when it was not held yet. */
-  add(bytes: Uint8Array, at: number): boolean {
-    if ((this.#size + 1) * 2 > this.#mask + 1) this.#grow();
+  /**
+   * Adds the key at `at` in `bytes`: true when it was not held yet, false when it was, null when
+   * it was not but `limit` keys are held already (it is then not added). The table doubles only
+   * for a key it adds, so a repeat never grows it: at most `limit` keys take 2 × `limit` slots.
+   */
+  add(bytes: Uint8Array, at: number, limit = Number.POSITIVE_INFINITY): boolean | null {
     const hash = keyHash(this.table, bytes, at);
+    let slot = this.#slotOf(hash, bytes, at);
+    if (slot < 0) return false;
+    if (this.#size >= limit) return null;
+    if ((this.#size + 1) * 2 > this.#mask + 1) {
+      this.#grow();
+      slot = this.#slotOf(hash, bytes, at);
+    }
+    const start = slot * KEY_BYTES;
+    for (let i = 0; i < KEY_BYTES; i++) this.#slots[start + i] = bytes[at + i] as number;
+    this.#hashes[slot] = hash;
+    this.#size++;
+    return true;
+  }
+
+  /** The empty slot the key would take, or -1 when it is held. */
+  #slotOf(hash: number, bytes: Uint8Array, at: number): number {
     const slots = this.#slots;
     for (let slot = hash & this.#mask; ; slot = (slot + 1) & this.#mask) {
       const start = slot * KEY_BYTES;
-      if (slots[start] === 0) {
-        for (let i = 0; i < KEY_BYTES; i++) slots[start + i] = bytes[at + i] as number;
-        this.#hashes[slot] = hash;
-        this.#size++;
-        return true;
-      }
-      if (this.#hashes[slot] === hash && sameKey(slots, start, bytes, at)) return false;
+      if (slots[start] === 0) return slot;
+      if (this.#hashes[slot] === hash && sameKey(slots, start, bytes, at)) return -1;
     }
   }
 
@@ -214,9 +228,9 @@ export class IdDigestTally {
   /** Keeps the key at `at` in `bytes`. */
   #keep(bytes: Uint8Array, at: number): void {
     if (this.#memory !== null) {
-      this.#memory.add(bytes, at);
-      if (this.#memory.size > this.#maxInMemory) this.#spill();
-      return;
+      // A new key past the most held: all go to disk, this one with them.
+      if (this.#memory.add(bytes, at, this.#maxInMemory) !== null) return;
+      this.#spill();
     }
     const bucket = keyHash(this.#table, bytes, at) >>> 24;
     const buffer = this.#buffers[bucket] as Buffer;
@@ -277,10 +291,10 @@ export class IdDigestTally {
     const dirs = [this.#dir as string, ...this.#absorbedDirs];
     for (let bucket = 0; bucket < BUCKETS; bucket++) {
       const seen = new DigestSet(this.#table);
-      for (const dir of dirs) {
-        const bytes = readBucket(join(dir, String(bucket)));
-        for (let at = 0; at + KEY_BYTES <= bytes.length; at += KEY_BYTES) seen.add(bytes, at);
-      }
+      for (const dir of dirs)
+        readBucket(join(dir, String(bucket)), (bytes) => {
+          for (let at = 0; at + KEY_BYTES <= bytes.length; at += KEY_BYTES) seen.add(bytes, at);
+        });
       distinct += seen.size;
     }
     return distinct;
@@ -306,12 +320,35 @@ function hashTable(key: Uint8Array): Uint32Array {
   return new Uint32Array(new Uint8Array(bytes).buffer);
 }
 
-/** A bucket file's bytes; a bucket no digest went to has no file. */
-function readBucket(path: string): Buffer {
+/** Bytes of a bucket file read at once: a whole number of keys. */
+const BUCKET_READ_BYTES = 32_768 * KEY_BYTES;
+
+/**
+ * Hands a bucket file's keys to `each`, a piece at a time: a file holds every digest that went to
+ * its bucket, repeats too (one id repeated ten million times fills one file), so only the distinct
+ * ones, not the file, are held. A bucket no digest went to has no file.
+ */
+function readBucket(path: string, each: (bytes: Buffer) => void): void {
+  let fd: number;
   try {
-    return readFileSync(path);
+    fd = openSync(path, "r");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return Buffer.alloc(0);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(BUCKET_READ_BYTES);
+    for (;;) {
+      let filled = 0;
+      while (filled < buffer.length) {
+        const read = readSync(fd, buffer, filled, buffer.length - filled, null);
+        if (read === 0) break;
+        filled += read;
+      }
+      if (filled > 0) each(buffer.subarray(0, filled - (filled % KEY_BYTES)));
+      if (filled < buffer.length) return;
+    }
+  } finally {
+    closeSync(fd);
   }
 }

@@ -168,6 +168,29 @@ describe("counts taken apart and absorbed", () => {
     here.close();
   });
 
+  it("a tally at its most held stays in memory through repeats, and the next new digest sends all to disk", async () => {
+    const parent = await tempDir();
+    const here = new IdDigestTally({ parent, maxInMemory: 3 });
+    for (const id of ["a", "b", "c", "a", "b", "c", "c"]) here.add(id);
+    expect(here.state().dir).toBeNull();
+    here.add("d");
+    expect(here.state().dir).not.toBeNull();
+    here.add("a");
+    expect(here.repeats()).toBe(5);
+    here.close();
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it("one id repeated past a bucket file's read size is counted from the file in pieces", async () => {
+    const parent = await tempDir();
+    const here = new IdDigestTally({ parent, maxInMemory: 0 });
+    // 100,000 keys of 33 bytes in one bucket file: about three of its reads.
+    for (let n = 0; n < 100_000; n++) here.add("the same id");
+    here.add("another id");
+    expect(here.repeats()).toBe(99_999);
+    here.close();
+  });
+
   it("digests that share all but their last bytes are counted exactly in memory and on disk", async () => {
     // A manifest chooses its digests: had the slot been a byte of the digest, these would all
     // probe one run of slots. Counted the same whichever way they are kept.
