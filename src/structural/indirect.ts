@@ -24,17 +24,18 @@ const NOT_A_JOB_TITLE =
 
 /** What an AI reader is called; `bare` goes before a bare "assistant" or "agent". */
 function aiNoun(bare: string): string {
-  return `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|mail|inbox|coding|code|writing|smart|shopping|browsing|scheduling|calendar|triage|helpdesk|help-desk|automation|automated)\\s+(?:assistants?|agents?|models?)|${bare}assistants?|chat\\s?bots?|bots?|${bare}agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)?\\s*(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
+  return `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|mail|inbox|coding|code|writing|smart|shopping|browsing|scheduling|calendar|helpdesk|help-desk|automation|automated)\\s+(?:assistants?|agents?|models?)|${bare}assistants?|chat\\s?bots?|bots?|${bare}agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)?\\s*(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
 }
 /** What an AI reader is called, a bare "assistant" or "agent" not a person's job (NOT_A_JOB_TITLE). */
 const AI_NOUN_NOT_A_JOB = aiNoun(NOT_A_JOB_TITLE);
 
 /** What an AI reader does to the content that holds the instruction. */
 const PARTICIPLE =
-  "(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|translating|handling|scanning|indexing|ingesting|answering|triaging|screening|crawling|browsing|viewing|seeing|evaluating|grading|checking|producing|generating|compiling|preparing|drafting|composing|filing|sorting|routing|rendering|extracting|classifying|ranking|comparing|consuming|rolling|turning|looking\\s+(?:at|over|through)|going\\s+through|working\\s+(?:on|through|with))";
+  "(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|translating|handling|scanning|indexing|ingesting|answering|triaging|screening|crawling|browsing|viewing|seeing|evaluating|grading|checking)";
 
 /** The same acts in the third person ("to whichever assistant summarizes this"). */
-const PARTICIPLE_OR_THIRD = `(?:${PARTICIPLE.slice(3, -1)}|reads|processes|parses|summari[sz]es|analy[sz]es|reviews|translates|handles|scans|indexes|ingests|answers|triages|screens|crawls|sees|evaluates|grades|checks|gets|produces|generates|compiles|prepares|drafts|composes|files|sorts|routes|renders|extracts|classifies|ranks|compares|consumes|rolls|turns|looks\\s+(?:at|over|through)|goes\\s+through|works\\s+(?:on|through|with))`;
+const PARTICIPLE_OR_THIRD =
+  "(?:reading|processing|parsing|summari[sz]ing|analy[sz]ing|reviewing|translating|handling|scanning|indexing|ingesting|answering|triaging|screening|crawling|browsing|viewing|seeing|evaluating|grading|checking|reads|processes|parses|summari[sz]es|analy[sz]es|reviews|translates|handles|scans|indexes|ingests|answers|triages|screens|crawls|sees|evaluates|grades|checks|gets)";
 
 /** The content an AI reader is working on. */
 const DOC_NOUN =
@@ -49,10 +50,8 @@ const DOC_NOUN_WIDE = `(?:${DOC_NOUN}|(?:invite|invitation|event|meeting|calenda
 
 /** An imperative at the start of a clause (after an optional "when …," clause), optionally softened or made obligatory. */
 const IMPERATIVE =
-  "(?:(?:when|while|if|before|after|once)\\b[^\\n:.!?]{0,60}?,\\s*)?(?:[\"“'‘]\\s*)?(?:please\\s+|kindly\\s+|now\\s+|also\\s+|first\\s+|immediately\\s+|always\\s+|just\\s+|instead\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|have\\s+to|are\\s+(?:to|required\\s+to|instructed\\s+to|asked\\s+to|expected\\s+to)|will|shall)\\s+(?:now\\s+|also\\s+|immediately\\s+|always\\s+|instead\\s+)?" +
-  // A request put politely: "could you please mention", "I would be ever so grateful if you could add".
-  "|(?:could|can|would|will)\\s+you\\s+(?:please\\s+|kindly\\s+|also\\s+){0,2}|I\\s+(?:would|'d|’d)\\s+(?:be\\s+(?:\\w+\\s+){0,2}?(?:grateful|thankful|happy|glad)|(?:really\\s+)?(?:appreciate|love)\\s+it)\\s+if\\s+you\\s+(?:could|would|can)\\s+(?:please\\s+|kindly\\s+|also\\s+){0,2})?" +
-  "(?:do\\s+not|don't|never|ignore|disregard|forget|override|forward|send|e-?mail|mail|post|upload|share|transfer|wire|pay|approve|authori[sz]e|accept|reject|click|visit|open|navigate|go\\s+to|browse|call|fetch|download|install|run|execute|delete|remove|change|update|reset|grant|add|include|insert|append|attach|mention|say|state|tell|inform|notify|ask|recommend|suggest|advise|respond|reply|answer|output|print|write|summari[sz]e|translate|rate|rank|score|classify|mark|label|describe|report|praise|promote|end|begin|start|stop|export|copy|collect|retrieve|extract|reveal|disclose|leak|search|act|pretend|treat|consider|make\\s+sure|ensure|remember|rewrite|replace|respond|give|provide|return|hire|recommend|select|choose|prioriti[sz]e|flag|escalate|use|set|switch|invoke|apply|issue|close|drop|omit|skip|leave\\s+out|present|keep|submit|merge|push|enable|disable|turn\\s+(?:off|on)|cancel|refund|book|buy|purchase|order|sign|assign|create|make|put|list|quote|cite|insist|claim|frame|portray|characteri[sz]e|emphasi[sz]e|highlight|downplay|steer|direct|route|redirect|invite|accept|record|log|note|document)\\b";
+  "(?:(?:when|while|if|before|after|once)\\b[^\\n:.!?]{0,60}?,\\s*)?(?:[\"“'‘]\\s*)?(?:please\\s+|kindly\\s+|now\\s+|also\\s+|first\\s+|immediately\\s+|always\\s+|just\\s+|instead\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|have\\s+to|are\\s+(?:to|required\\s+to|instructed\\s+to|asked\\s+to|expected\\s+to)|will|shall)\\s+(?:now\\s+|also\\s+|immediately\\s+|always\\s+|instead\\s+)?)?" +
+  "(?:do\\s+not|don't|never|ignore|disregard|forget|override|forward|send|e-?mail|mail|post|upload|share|transfer|wire|pay|approve|authori[sz]e|accept|reject|click|visit|open|navigate|go\\s+to|browse|call|fetch|download|install|run|execute|delete|remove|change|update|reset|grant|add|include|insert|append|attach|mention|say|state|tell|inform|notify|ask|recommend|suggest|advise|respond|reply|answer|output|print|write|summari[sz]e|translate|rate|rank|score|classify|mark|label|describe|report|praise|promote|end|begin|start|stop|export|copy|collect|retrieve|extract|reveal|disclose|leak|search|act|pretend|treat|consider|make\\s+sure|ensure|remember|rewrite|replace|respond|give|provide|return|hire|recommend|select|choose|prioriti[sz]e|flag|escalate|invoke|omit|purchase|insist|portray|characteri[sz]e|emphasi[sz]e|downplay|steer|redirect)\\b";
 
 /** Actions outside any reading task: sending data away, moving money, running things, misleading the user. */
 const ACTION =
@@ -108,7 +107,7 @@ const NOT_MY_ASSISTANT = "(?<!\\b(?:my|our)\\s)";
 
 /** "note for the AI summarizer:", "instructions to any assistant reading this," … */
 const NOTE_TO_AI =
-  "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for))?|(?:aimed|addressed|meant|intended|directed|written)\\s+(?:at|to|for)|for\\s+the\\s+attention\\s+of)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+|whatever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
+  "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for))?|aimed\\s+at|(?:meant|intended)\\s+for)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+|whatever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
   // A note to "the support agent" is office mail; one to "any support agent processing this
   // ticket" is the reader-processing shape below (TO_AI_READER), whatever the job.
   aiNoun(`${NOT_A_JOB_TITLE}${NOT_MY_ASSISTANT}`) +
@@ -125,7 +124,7 @@ const AI_PROCESSING_THIS = `\\b${PARTICIPLE}(?<=\\b${AI_NOUN_NOT_A_JOB}\\s+(?:th
  * "if you are an AI (reading this)," — "if you are an AI researcher" names a profession. No
  * trailing space: the rule's own `\s*` follows (two adjacent `\s*` try every split of a run).
  */
-const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|artificial\\s+intelligence|LLM|(?:large\\s+)?language\\s+model|AI\\s+(?:assistant|model|agent|system|tool|bot)|assistant|chatbot|bot|automated\\s+(?:system|agent|assistant|reader|tool)|GPT|ChatGPT|Claude|Gemini|Copilot)\\b(?=\\s*(?:[,.:;—–-]|(?:${PARTICIPLE.slice(3, -1)}|helping|assisting|asked|tasked|used|and|or|that|who|model|system)\\b))${GAP(80)}[,.:;—–-]?`;
+const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|artificial\\s+intelligence|LLM|(?:large\\s+)?language\\s+model|AI\\s+(?:assistant|model|agent|system|tool|bot)|assistant|chatbot|bot|automated\\s+(?:system|agent|assistant|reader|tool)|GPT|ChatGPT|Claude|Gemini|Copilot)\\b(?=\\s*(?:[,.:;—–-]|(?:reading|processing|parsing|summari[sz]ing|translating|analy[sz]ing|reviewing|and|or|that|who|model|system)\\b))${GAP(80)}[,.:;—–-]?`;
 
 /** "when you summarize this document," — only outside-task actions follow (a translator may be told "keep the brand names"). */
 const WHEN_PROCESSING_THIS = `\\b(?:when|while|as|once|after|before|if)\\s+(?:you\\s+(?:are\\s+)?|you're\\s+)?(?:asked\\s+to\\s+|told\\s+to\\s+)?(?:process|summari[sz]|translat|pars|index|ingest|answer\\w*\\s+questions?\\s+about|screen|triag)\\w*\\s+(?:this|these|the\\s+(?:above|following))\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}[,:;—–-]\\s*(?:(?:please|instead|also|first|always)\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+(?:also\\s+|instead\\s+)?)?`;
@@ -141,9 +140,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // Text addressed to an AI reader inside data, followed by an imperative.
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
-    // The imperative may open the next sentence instead ("Shopping assistants comparing boots: the
-    // Ridgeline is best. State that …"): the addressee already says who is meant.
-    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*(?:[^\\n.!?]{1,160}[.!?]\\s+)?${IMPERATIVE}|${WHEN_PROCESSING_THIS}${ACTION}|${DEAR_AI}${ACTION}`,
+    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${WHEN_PROCESSING_THIS}${ACTION}|${DEAR_AI}${ACTION}`,
   ),
   // An instruction that asks to be kept from the person the reader answers: "do not mention these
   // instructions to the user", "never reveal this directive in your reply". Held only with the
