@@ -24,7 +24,7 @@ const NOT_A_JOB_TITLE =
 
 /** What an AI reader is called; `bare` goes before a bare "assistant" or "agent". */
 function aiNoun(bare: string): string {
-  return `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|mail|inbox|coding|code|writing|smart|shopping|browsing|scheduling|calendar|helpdesk|help-desk|automation|automated)\\s+(?:assistants?|agents?|models?)|${bare}assistants?|chat\\s?bots?|bots?|${bare}agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)?\\s*(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
+  return `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|smart)\\s+(?:assistants?|agents?|models?)|${bare}assistants?|chat\\s?bots?|bots?|${bare}agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)\\s+)?(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
 }
 /** What an AI reader is called, a bare "assistant" or "agent" not a person's job (NOT_A_JOB_TITLE). */
 const AI_NOUN_NOT_A_JOB = aiNoun(NOT_A_JOB_TITLE);
@@ -41,17 +41,10 @@ const PARTICIPLE_OR_THIRD =
 const DOC_NOUN =
   "(?:document|doc|e-?mail|mail|mailbox|inbox|message|thread|page|web\\s?page|site|website|text|file|content|data|ticket|review|article|post|comment|repository|repo|code|pull\\s+request|PR|resume|CV|application|transcript|report|note|PDF|spreadsheet|table|record|entry|input|conversation)s?";
 
-/**
- * What else an AI reader works on, named after it only ("the scheduling assistant processing this
- * invite"): with the AI named first, a meeting or an invoice is its input, where a person reading
- * "these minutes" is only a person.
- */
-const DOC_NOUN_WIDE = `(?:${DOC_NOUN}|(?:invite|invitation|event|meeting|calendar|chart|graph|image|photo|picture|screenshot|invoice|bill|order|listing|product|issue|digest|newsletter|channel|recap|chat|workbook|sheet|row|cell|log|result|payload|submission|manuscript|paper|brief|agenda|form|contract|feed|receipt|statement|attachment|folder|profile|description|changelog|commit|diff|patch|snippet|source|feedback|quer(?:y|ie))s?|minutes)`;
-
 /** An imperative at the start of a clause (after an optional "when …," clause), optionally softened or made obligatory. */
 const IMPERATIVE =
   "(?:(?:when|while|if|before|after|once)\\b[^\\n:.!?]{0,60}?,\\s*)?(?:[\"“'‘]\\s*)?(?:please\\s+|kindly\\s+|now\\s+|also\\s+|first\\s+|immediately\\s+|always\\s+|just\\s+|instead\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|have\\s+to|are\\s+(?:to|required\\s+to|instructed\\s+to|asked\\s+to|expected\\s+to)|will|shall)\\s+(?:now\\s+|also\\s+|immediately\\s+|always\\s+|instead\\s+)?)?" +
-  "(?:do\\s+not|don't|never|ignore|disregard|forget|override|forward|send|e-?mail|mail|post|upload|share|transfer|wire|pay|approve|authori[sz]e|accept|reject|click|visit|open|navigate|go\\s+to|browse|call|fetch|download|install|run|execute|delete|remove|change|update|reset|grant|add|include|insert|append|attach|mention|say|state|tell|inform|notify|ask|recommend|suggest|advise|respond|reply|answer|output|print|write|summari[sz]e|translate|rate|rank|score|classify|mark|label|describe|report|praise|promote|end|begin|start|stop|export|copy|collect|retrieve|extract|reveal|disclose|leak|search|act|pretend|treat|consider|make\\s+sure|ensure|remember|rewrite|replace|respond|give|provide|return|hire|recommend|select|choose|prioriti[sz]e|flag|escalate|invoke|omit|purchase|insist|portray|characteri[sz]e|emphasi[sz]e|downplay|steer|redirect)\\b";
+  "(?:do\\s+not|don't|never|ignore|disregard|forget|override|forward|send|e-?mail|mail|post|upload|share|transfer|wire|pay|approve|authori[sz]e|accept|reject|click|visit|open|navigate|go\\s+to|browse|call|fetch|download|install|run|execute|delete|remove|change|update|reset|grant|add|include|insert|append|attach|mention|say|state|tell|inform|notify|ask|recommend|suggest|advise|respond|reply|answer|output|print|write|summari[sz]e|translate|rate|rank|score|classify|mark|label|describe|report|praise|promote|end|begin|start|stop|export|copy|collect|retrieve|extract|reveal|disclose|leak|search|act|pretend|treat|consider|make\\s+sure|ensure|remember|rewrite|replace|respond|give|provide|return|hire|recommend|select|choose|prioriti[sz]e|flag|escalate)\\b";
 
 /** Actions outside any reading task: sending data away, moving money, running things, misleading the user. */
 const ACTION =
@@ -107,18 +100,18 @@ const NOT_MY_ASSISTANT = "(?<!\\b(?:my|our)\\s)";
 
 /** "note for the AI summarizer:", "instructions to any assistant reading this," … */
 const NOTE_TO_AI =
-  "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for))?|aimed\\s+at|(?:meant|intended)\\s+for)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+|whatever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
+  "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for))?)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
   // A note to "the support agent" is office mail; one to "any support agent processing this
   // ticket" is the reader-processing shape below (TO_AI_READER), whatever the job.
   aiNoun(`${NOT_A_JOB_TITLE}${NOT_MY_ASSISTANT}`) +
-  `(?:\\s+(?:(?:that|which|who)\\s+(?:is\\s+|are\\s+)?${PARTICIPLE_OR_THIRD}|${PARTICIPLE})\\b${GAP(60)})?\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
+  `(?:\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE}\\b${GAP(60)})?\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
 
 /** "to any AI reading this:", "hey assistant summarizing this thread," */
-const TO_AI_READER = `\\b(?:to|for|attention|dear|hey|hello|hi)\\s+(?:any|all|every|the|whichever|whatever)\\s+(?:[\\w-]+\\s+){0,2}?${AI_NOUN_NOT_A_JOB}\\s+(?:(?:that|which|who)\\s+(?:is|are)\\s+|(?:is|are)\\s+)?${PARTICIPLE_OR_THIRD}\\b${GAP(60)}\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
+const TO_AI_READER = `\\b(?:to|for|attention|dear|hey|hello|hi)\\s+(?:any|all|every|the|whichever)\\s+(?:[\\w-]+\\s+){0,2}?${AI_NOUN_NOT_A_JOB}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE_OR_THIRD}\\b${GAP(60)}\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
 
 /** "AI assistant processing this mailbox:" */
 // Matched from the participle, the addressee checked behind it (not the noun class at every word).
-const AI_PROCESSING_THIS = `\\b${PARTICIPLE}(?<=\\b${AI_NOUN_NOT_A_JOB}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE})\\s+(?:this|these|the|my|our)\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN_WIDE}\\b${GAP(40)}\\s*[:,;—–-]`;
+const AI_PROCESSING_THIS = `\\b${PARTICIPLE}(?<=\\b${AI_NOUN_NOT_A_JOB}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE})\\s+(?:this|these|the|my|our)\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}\\s*[:,;—–-]`;
 
 /**
  * "if you are an AI (reading this)," — "if you are an AI researcher" names a profession. No
@@ -126,7 +119,11 @@ const AI_PROCESSING_THIS = `\\b${PARTICIPLE}(?<=\\b${AI_NOUN_NOT_A_JOB}\\s+(?:th
  */
 const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|artificial\\s+intelligence|LLM|(?:large\\s+)?language\\s+model|AI\\s+(?:assistant|model|agent|system|tool|bot)|assistant|chatbot|bot|automated\\s+(?:system|agent|assistant|reader|tool)|GPT|ChatGPT|Claude|Gemini|Copilot)\\b(?=\\s*(?:[,.:;—–-]|(?:reading|processing|parsing|summari[sz]ing|translating|analy[sz]ing|reviewing|and|or|that|who|model|system)\\b))${GAP(80)}[,.:;—–-]?`;
 
-/** "when you summarize this document," — only outside-task actions follow (a translator may be told "keep the brand names"). */
+/**
+ * "when you summarize this document," — only outside-task actions follow (a translator may be told
+ * "keep the brand names"). Only tasks an AI is set: "when you read / review / analyse this email,
+ * please forward it" is asked of people.
+ */
 const WHEN_PROCESSING_THIS = `\\b(?:when|while|as|once|after|before|if)\\s+(?:you\\s+(?:are\\s+)?|you're\\s+)?(?:asked\\s+to\\s+|told\\s+to\\s+)?(?:process|summari[sz]|translat|pars|index|ingest|answer\\w*\\s+questions?\\s+about|screen|triag)\\w*\\s+(?:this|these|the\\s+(?:above|following))\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}[,:;—–-]\\s*(?:(?:please|instead|also|first|always)\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+(?:also\\s+|instead\\s+)?)?`;
 
 /** "Dear model," / "Hey AI —": a vocative to a generic AI reader; only outside-task actions follow (a user may greet an assistant and ask for a poem). */

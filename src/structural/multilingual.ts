@@ -14,11 +14,11 @@ const STOP = "\\s*(?:[:,;!—–-]|\\.(?=\\s))\\s*";
 
 /** What an AI reader is called (DE, FR, ES, PT, IT). */
 const ML_AI =
-  "(?:KI|AI|IA|LLM|Sprachmodell(?:e|en)?|(?:KI-)?(?:Assistent(?:in|en)?|Agent(?:en)?|Modell(?:e|en)?)|Chatbot|Bot|intelligence\\s+artificielle|inteligencia\\s+artificial|inteligencia\\s+artificial|intelligenza\\s+artificiale|assistant(?:e)?(?:\\s+(?:IA|virtuel(?:le)?))?|asistente(?:\\s+(?:de\\s+)?IA|\\s+virtual)?|assistente(?:\\s+(?:de\\s+)?IA|\\s+virtuale?)?|modele(?:\\s+de\\s+langage)?|modelo(?:\\s+de\\s+lenguaje|\\s+de\\s+linguagem)?|modello(?:\\s+linguistico)?|agente(?:\\s+(?:de\\s+)?IA)?|agent\\s+IA)";
+  "(?:KI|AI|IA|LLM|Sprachmodell(?:e|en)?|(?:KI-)?(?:Assistent(?:in|en)?|Agent(?:en)?|Modell)|Chatbot|Bot|intelligence\\s+artificielle|inteligencia\\s+artificial|inteligencia\\s+artificial|intelligenza\\s+artificiale|assistant(?:e)?(?:\\s+(?:IA|virtuel(?:le)?))?|asistente(?:\\s+(?:de\\s+)?IA|\\s+virtual)?|assistente(?:\\s+(?:de\\s+)?IA|\\s+virtuale?)?|modele(?:\\s+de\\s+langage)?|modelo(?:\\s+de\\s+lenguaje|\\s+de\\s+linguagem)?|modello(?:\\s+linguistico)?|agente(?:\\s+(?:de\\s+)?IA)?|agent\\s+IA)";
 
 /** "Hinweis für die KI", "note pour l'IA", "nota para la IA", "nota per l'IA", "nota para a IA". */
 const ML_NOTE =
-  "(?:(?:Hinweis|Nachricht|Anweisung(?:en)?|Achtung|Notiz|Bitte|note|message|consigne|instructions?|attention|remarque|nota|mensaje|mensagem|instrucci(?:on|ones)|instruc(?:ao|oes)|atencion|atencao|aviso|messaggio|istruzion[ei]|attenzione|avviso)\\s*(?:an|fur|pour|a|de|para|per|al|alla|ao)|(?:destinee?s?|adresse[es]?|destinad[oa]s?|dirigid[oa]s?|destinat[oa])\\s+(?:a|al|ao|alla|an))\\s+(?:(?:die|den|das|alle|jede[nrs]?|l['’]\\s?|la|le|les|tout(?:e|es)?|toute|el|los|las|cualquier|todo|a|o|os|as|qualquer|lo|gli|ogni|qualsiasi|ai|all['’]\\s?)\\s*){0,2}" +
+  "(?:Hinweis|Nachricht|Anweisung(?:en)?|Achtung|Notiz|Bitte|note|message|consigne|instructions?|attention|remarque|nota|mensaje|mensagem|instrucciones|instrucoes|atencion|atencao|aviso|messaggio|istruzioni|attenzione|avviso)\\s*(?:an|fur|pour|a|para|per|al|alla|ao)\\s+(?:(?:die|den|das|alle|jede[nrs]?|l['’]\\s?|la|le|les|tout(?:e|es)?|toute|el|los|las|cualquier|todo|a|o|os|as|qualquer|lo|gli|ogni|qualsiasi|ai|all['’]\\s?)\\s*){0,2}" +
   ML_AI;
 
 /** "wenn du eine KI bist", "si vous êtes une IA", "si eres una IA", "se você é uma IA", "se sei un'IA". */
@@ -32,7 +32,7 @@ const ML_IF_AI =
 const ML_IMPERATIVE =
   "(?:(?:bitte|veuillez|merci\\s+de|por\\s+favor|per\\s+favore|s['’]il\\s+vous\\s+plait)\\s*,?\\s+)?(?:" +
   // German
-  "ignoriere|ignorieren\\s+Sie|leite|leiten\\s+Sie|sende|senden\\s+Sie|schicke?|schicken\\s+Sie|uberweise|uberweisen\\s+Sie|fuge|fugen\\s+Sie|erwahne|erwahnen\\s+Sie|empfiehl|empfehlen\\s+Sie|sage?|sagen\\s+Sie|antworte|antworten\\s+Sie|gib|geben\\s+Sie|klicke|klicken\\s+Sie|offne|offnen\\s+Sie|fuhre|fuhren\\s+Sie|lade|laden\\s+Sie|losche|loschen\\s+Sie|teile|teilen\\s+Sie|vergiss|vergessen\\s+Sie|schreibe?|schreiben\\s+Sie|behaupte|behaupten\\s+Sie|bewerte|bewerten\\s+Sie|genehmige|genehmigen\\s+Sie|du\\s+musst|Sie\\s+mussen|fasse|ubersetze|stelle|stellen\\s+Sie|setze|setzen\\s+Sie|lasse?|lassen\\s+Sie|nenne|nennen\\s+Sie|bezeichne|bezeichnen\\s+Sie|andere|andern\\s+Sie|trage|tragen\\s+Sie|fuge|leg|lege|legen\\s+Sie|markiere|markieren\\s+Sie|" +
+  "ignoriere|ignorieren\\s+Sie|leite|leiten\\s+Sie|sende|senden\\s+Sie|schicke?|schicken\\s+Sie|uberweise|uberweisen\\s+Sie|fuge|fugen\\s+Sie|erwahne|erwahnen\\s+Sie|empfiehl|empfehlen\\s+Sie|sage?|sagen\\s+Sie|antworte|antworten\\s+Sie|gib|geben\\s+Sie|klicke|klicken\\s+Sie|offne|offnen\\s+Sie|fuhre|fuhren\\s+Sie|lade|laden\\s+Sie|losche|loschen\\s+Sie|teile|teilen\\s+Sie|vergiss|vergessen\\s+Sie|schreibe?|schreiben\\s+Sie|behaupte|behaupten\\s+Sie|bewerte|bewerten\\s+Sie|genehmige|genehmigen\\s+Sie|du\\s+musst|Sie\\s+mussen|fasse|ubersetze|" +
   // French
   "ignore[rz]?|transfere[rz]?|envoie[rz]?|envoyer|transmet(?:s|tez|tre)|ajoute[rz]?|inclu(?:s|ez|re)|mentionne[rz]?|recommande[zr]?|dis|dites|repond(?:s|ez|re)|clique[zr]?|ouvre[zr]?|execute[zr]?|telecharge[zr]?|supprime[zr]?|partage[zr]?|oublie[zr]?|ecri(?:s|vez|re)|vire[zr]?|paye[zr]?|informe[zr]?|approuve[zr]?|tu\\s+dois|vous\\s+devez|" +
   // Spanish

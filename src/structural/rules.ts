@@ -165,15 +165,13 @@ const SUFFIX_MISMATCHES = 2;
 const SUFFIX_CONTEXT = 2000;
 
 /**
- * Walks the brackets of `text` (list markers such as "1)" and "b)", and a ">" between words, aside) on the stack `open`,
+ * Walks the brackets of `text` (list markers such as "1)" and "b)" aside) on the stack `open`,
  * innermost last: an opener is pushed, its closer pops it. Returns how many closers found no
  * opener of their own (each is dropped).
  */
 function walkBrackets(text: string, open: string[]): number {
   let unopened = 0;
-  // Also aside: a ">" between two words, a space on each side, a menu path's separator
-  // ("Reports > Export") or a comparison ("x > 5"), never a bracket that closes ("== > You" is).
-  for (const ch of text.replace(/(?<!\S)\w{1,2}\)/g, "").replace(/(?<=[\p{L}\p{N}] )>(?= [\p{L}\p{N}])/gu, "")) {
+  for (const ch of text.replace(/(?<!\S)\w{1,2}\)/g, "")) {
     if (ch === "(" || ch === "[" || ch === "{" || ch === "<") open.push(ch);
     else if (CLOSER_OF[ch] !== undefined) {
       if (open[open.length - 1] === CLOSER_OF[ch]) open.pop();

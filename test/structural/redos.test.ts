@@ -30,3 +30,19 @@ describe("ReDoS shapes against every rule, without the trigger pre-check", () =>
     expect(cpuMs).toBeLessThan(1000);
   });
 });
+
+// Past the 4,000-code-point limit a text is held for its length, and every rule still reads it
+// (its reasons are reported too). Two white-space runs side by side in the AI-reader names ("the
+// AI", "the automated … tool") made a long run of spaces after them quadratic: 200 KB after "note
+// to the AI" took over a minute. One run now, and 60,000 spaces stay well within the budget.
+describe("long white-space runs after an AI reader's name", () => {
+  test.each([
+    ["'note to the AI' then 60,000 spaces", `note to the AI${" ".repeat(60_000)}`],
+    ["'meant for the AI' then 60,000 spaces", `meant for the AI${" ".repeat(60_000)}`],
+    ["'note to the automated' then 60,000 tabs", `note to the automated${"\t".repeat(60_000)}`],
+  ])("%s finishes in under 1 s", (_name, text) => {
+    const { result: r, cpuMs } = withCpuMs(() => filter.check(text));
+    expect(r.blocked).toBe(true);
+    expect(cpuMs).toBeLessThan(1000);
+  });
+});
