@@ -101,8 +101,8 @@ const NOT_MY_ASSISTANT = "(?<!\\b(?:my|our)\\s)";
 /** "note for the AI summarizer:", "instructions to any assistant reading this," … */
 const NOTE_TO_AI =
   "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for))?)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
-  // A note to "the support agent" is office mail; one to "any support agent processing this
-  // ticket" is the reader-processing shape below (TO_AI_READER), whatever the job.
+  // A note to "the travel agent" or to "my assistant" is office mail; the reading shapes below
+  // (TO_AI_READER, AI_PROCESSING_THIS) leave out the same jobs.
   aiNoun(`${NOT_A_JOB_TITLE}${NOT_MY_ASSISTANT}`) +
   `(?:\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE}\\b${GAP(60)})?\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
 

@@ -29,6 +29,7 @@ describe("the same shapes addressed to people pass", () => {
   const benign = [
     "Note to the editor processing this submission: please check the figures in table 2.",
     "Note to my assistant: please send the signed contract to Bob before Friday.",
+    "To any travel agent processing this booking: please add a vegetarian meal.",
     "Message for our assistant: book the meeting room for Tuesday.",
     "Research assistants reviewing the data: please flag any outliers before Monday.",
     "Teaching assistants grading this exam: use the rubric on page 2.",
