@@ -53,17 +53,19 @@ done
 # another: a pool (--canary-endpoint) replaces the URL and keeps the model name; the embedded canary
 # (--canary) and no canary (--no-canary) take neither. Passing them anyway would make screen refuse
 # flags the user never wrote ("give --ollama-url or --canary-endpoint, not both").
-backend=(--ollama-url "${INPUT_OLLAMA_URL:-http://localhost:11434}" --canary-model "${INPUT_CANARY_MODEL:-qwen2.5:1.5b}")
+chosen=""
 for arg in "${extra[@]}"; do
   case "$arg" in
-    --canary-endpoint | --canary-endpoint=*) backend=(--canary-model "${INPUT_CANARY_MODEL:-qwen2.5:1.5b}") ;;
+    --no-canary | --canary | --canary=*) chosen="none" ;;
+    --canary-endpoint | --canary-endpoint=*) [[ "$chosen" == "none" ]] || chosen="pool" ;;
   esac
 done
-for arg in "${extra[@]}"; do
-  case "$arg" in
-    --no-canary | --canary | --canary=*) backend=() ;;
-  esac
-done
+model=(--canary-model "${INPUT_CANARY_MODEL:-qwen2.5:1.5b}")
+case "$chosen" in
+  none) backend=() ;;
+  pool) backend=("${model[@]}") ;;
+  *) backend=(--ollama-url "${INPUT_OLLAMA_URL:-http://localhost:11434}" "${model[@]}") ;;
+esac
 rm -f -- "$sarif"
 code=0
 # The input after `--`: a file name that begins with `-` is a file, never an option.

@@ -7,7 +7,7 @@ import type { OllamaCanaryProbe } from "./ollama-probe.js";
 import type { OpenAICanaryProbe } from "./openai-probe.js";
 import { UNVERIFIED_TEXT, tooSmallMessage, type LoadedContext } from "./run-context.js";
 import { displayText } from "../core/display-text.js";
-import { modelNotFoundMessage, printableModelName, type ServedModels } from "./served-models.js";
+import { modelNotFoundMessage, printableModelName, unreachableFix, type ServedModels } from "./served-models.js";
 
 /** What the probes of a pool must agree on, as pinned before the first check. */
 interface PoolIdentity {
@@ -78,13 +78,8 @@ async function inventoryFacts(probe: OllamaCanaryProbe, requirement: PinRequirem
  */
 function withoutModel(at: string, model: string, served: ServedModels): string {
   if (served.kind === "listed") return modelNotFoundMessage("ollama", model, at, served.names);
-  if (served.kind === "unreachable") {
-    const fix =
-      served.cause === "a port fetch never connects to"
-        ? "fix: serve the canary on another port (Ollama's own is 11434) and give that in --canary-endpoint"
-        : "fix: start it (ollama serve) or correct its URL in --canary-endpoint";
-    return `canary endpoint ${at} is not reachable (${served.cause ?? "no answer"}); ${fix}`;
-  }
+  if (served.kind === "unreachable")
+    return `canary endpoint ${at} is not reachable (${served.cause ?? "no answer"}); ${unreachableFix("ollama", served.cause, true)}`;
   const why = served.timedOut === true ? "did not list its models in time" : "did not answer GET /api/tags with a model list";
   return `canary endpoint ${at} ${why}, so the model ${printableModelName(model)} cannot be found there; fix: check that it is an Ollama server`;
 }

@@ -169,7 +169,13 @@ export async function ollamaServedModels(fetchFn: FetchLike, baseUrl: string, ta
   // The availability rule is Ollama's own: the entry named exactly the tag, or for a tag without
   // one (`qwen2.5`) the `:latest` entry, which is what Ollama loads for it. Another tag of the same
   // model (`qwen2.5:1.5b`) does not serve `qwen2.5`: a chat naming it would be refused.
-  return { kind: "listed", names, hasModel: names.some((name) => name === tag || (!tag.includes(":") && name === `${tag}:latest`)) };
+  const latest = latestNameOf(tag);
+  return { kind: "listed", names, hasModel: names.some((name) => name === tag || name === latest) };
+}
+
+/** The name Ollama loads for a tag given without one (`qwen2.5` is `qwen2.5:latest`), or null for a tagged one. */
+function latestNameOf(tag: string): string | null {
+  return tag.includes(":") ? null : `${tag}:latest`;
 }
 
 const DIGEST_PATTERN = /^[A-Za-z0-9:._-]{1,200}$/;
@@ -179,7 +185,8 @@ export async function ollamaModelDigest(fetchFn: FetchLike, baseUrl: string, tag
   const read = await readOllamaInventory(fetchFn, baseUrl, timeoutMs);
   if (read.kind !== "listed") return null;
   const exact = read.entries.find((e) => e.name === tag || e.model === tag);
-  const entry = exact ?? (tag.includes(":") ? undefined : read.entries.find((e) => e.name === `${tag}:latest`));
+  const latest = latestNameOf(tag);
+  const entry = exact ?? (latest === null ? undefined : read.entries.find((e) => e.name === latest));
   const digest = entry?.digest ?? null;
   return digest !== null && DIGEST_PATTERN.test(digest) ? digest : null;
 }

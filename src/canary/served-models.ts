@@ -60,12 +60,17 @@ export function modelNotFoundMessage(provider: "ollama" | "openai", model: strin
 
 /**
  * The fix for a server that could not be reached: start it or give its URL, or, on a port fetch
- * never connects to (9, 25, 6000, …, whatever listens there), move it to another port.
+ * never connects to (9, 25, 6000, …, whatever listens there), move it to another port. `pool`: an
+ * endpoint of a pool, whose URL is one of --canary-endpoint's.
  */
-export function unreachableFix(provider: "ollama" | "openai", cause: NetworkFailureCause | null): string {
-  const flag = provider === "ollama" ? "--ollama-url" : "--base-url";
-  if (cause === "a port fetch never connects to") return `fix: serve the canary on another port (Ollama's own is 11434) and pass it with ${flag}`;
-  return provider === "ollama" ? `fix: start it (ollama serve) or pass ${flag}` : `fix: start the server or pass ${flag}`;
+export function unreachableFix(provider: "ollama" | "openai", cause: NetworkFailureCause | null, pool = false): string {
+  // A pool's endpoint was given in --canary-endpoint, with the others: its URL there is what to fix.
+  const flag = pool ? "--canary-endpoint" : provider === "ollama" ? "--ollama-url" : "--base-url";
+  if (cause === "a port fetch never connects to") {
+    return `fix: serve the canary on another port (Ollama's own is 11434) and ${pool ? `give that in ${flag}` : `pass it with ${flag}`}`;
+  }
+  const start = provider === "ollama" ? "start it (ollama serve)" : "start the server";
+  return pool ? `fix: ${start} or correct its URL in ${flag}` : `fix: ${start} or pass ${flag}`;
 }
 
 /** `canary at ORIGIN is not reachable (cause); fix: …` (unreachableFix). */
