@@ -26,7 +26,7 @@ import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
  * verdict cache keys every stored verdict by it: bump it in the same change as any edit that can
  * alter what the filter blocks or the reasons it reports, or stale verdicts would be reused.
  */
-export const STRUCTURAL_RULES_VERSION = 6;
+export const STRUCTURAL_RULES_VERSION = 7;
 
 /** At most this many matches of one expression are inspected (by `accept`, or for locations). */
 const MAX_MATCHES_PER_RULE = 64;
@@ -165,13 +165,23 @@ const SUFFIX_MISMATCHES = 2;
 const SUFFIX_CONTEXT = 2000;
 
 /**
- * Walks the brackets of `text` (list markers such as "1)" and "b)" aside) on the stack `open`,
- * innermost last: an opener is pushed, its closer pops it. Returns how many closers found no
- * opener of their own (each is dropped).
+ * What looks like a closing bracket but closes nothing in prose: a list marker or a numbered label
+ * ("1)", "b)", "v2.3)"), a smiley (":)", ";-]"), an arrow between words ("draft -> review"), and a ">" between two words
+ * or figures, as in a menu path ("Settings > Privacy", "Preferences>General") or a comparison
+ * ("load > 90%"). An adversarial suffix closes brackets after symbols or at a line's end ("?>}",
+ * "== >", "opened >", "=>binom"), which still count. Each form is bounded, so no run of text is read twice.
+ */
+const NOT_A_CLOSER =
+  /(?<!\S)(?:\w{1,2}|(?=[\w.]{0,11}\d)[\w.]{1,12})\)|[:;]-?[)\]]|(?<=[\p{L}\p{N}] )[-=]>(?= [\p{L}\p{N}])|(?<=[\p{L}\p{N}%]) ?>(?= ?[\p{L}\p{N}])/gu;
+
+/**
+ * Walks the brackets of `text` (NOT_A_CLOSER aside) on the stack `open`, innermost last: an
+ * opener is pushed, its closer pops it. Returns how many closers found no opener of their own
+ * (each is dropped).
  */
 function walkBrackets(text: string, open: string[]): number {
   let unopened = 0;
-  for (const ch of text.replace(/(?<!\S)\w{1,2}\)/g, "")) {
+  for (const ch of text.replace(NOT_A_CLOSER, "")) {
     if (ch === "(" || ch === "[" || ch === "{" || ch === "<") open.push(ch);
     else if (CLOSER_OF[ch] !== undefined) {
       if (open[open.length - 1] === CLOSER_OF[ch]) open.pop();
