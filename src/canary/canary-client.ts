@@ -82,7 +82,7 @@ export abstract class CanaryClient<Backend extends OllamaChatBackend | OpenAICha
       // The warm-up is shared by concurrent callers, so only the chat itself takes this caller's abort.
       const turn = { systemPrompt: this.systemPrompt, userContent: userInput, maxTokens: this.maxTokens };
       const outcome = await this.post(signal ? { ...turn, signal } : turn);
-      const chat: ChatOutcome = outcome === null ? NO_REQUEST : this.backend.interpret(outcome);
+      const chat: ChatOutcome = outcome === null ? NO_REQUEST : this.backend.interpret(outcome, turn.maxTokens);
       if (!chat.ok) {
         if (chat.failureCode === "unavailable") this.onUnreachable();
         return fail(chat);

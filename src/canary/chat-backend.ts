@@ -79,15 +79,18 @@ abstract class ChatBackendBase {
     return postChat(this.#endpoint, path, body({ model, temperature, seed, numCtx, ...turn }), this.#apiKey, turn.signal);
   }
 
-  /** The checks a reply must pass before its content counts (see interpretOllamaChat, interpretOpenAIChat). */
-  interpret(outcome: HttpCallOutcome): ChatOutcome {
-    return CHAT_PROTOCOLS[this.provider].interpret(outcome, { origin: this.endpointOrigin, timeoutSeconds: this.settings.timeoutSeconds });
+  /**
+   * The checks a reply must pass before its content counts (see interpretOllamaChat,
+   * interpretOpenAIChat); `maxTokens`: the reply budget the request asked for.
+   */
+  interpret(outcome: HttpCallOutcome, maxTokens: number): ChatOutcome {
+    return CHAT_PROTOCOLS[this.provider].interpret(outcome, { origin: this.endpointOrigin, timeoutSeconds: this.settings.timeoutSeconds, maxTokens });
   }
 
   /** One chat: the request, then the reply checks; null when the request could not be built. */
   async chat(turn: ChatTurn, numCtx: number | null = null): Promise<ChatOutcome | null> {
     const outcome = await this.post(turn, numCtx);
-    return outcome === null ? null : this.interpret(outcome);
+    return outcome === null ? null : this.interpret(outcome, turn.maxTokens);
   }
 
   /** The backend's counts and timings a canary reply keeps as evidence. */

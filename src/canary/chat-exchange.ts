@@ -167,7 +167,8 @@ function unfinished(service: string, reason: unknown, metadata: CanaryMetadata):
   return failed(reason === "length" ? "output_limit" : "incomplete_response", `${service} protocol error: incomplete chat response`, metadata);
 }
 
-type ProtocolTexts = Omit<ReplyTexts, "service">;
+/** What the reply checks name in their messages, and the reply budget the request asked for (`max_tokens`, `num_predict`). */
+type ProtocolTexts = Omit<ReplyTexts, "service"> & { readonly maxTokens?: number };
 
 /** A chat request with Ollama's own setting: the context window sent as options.num_ctx. */
 export interface OllamaChatRequest extends ChatRequest {
@@ -271,13 +272,18 @@ export function interpretOpenAIChat(outcome: HttpCallOutcome, texts: ProtocolTex
   const content = isPlainObject(message) ? message["content"] : undefined;
   if (typeof content !== "string" || content.trim() === "") return failed("empty_response", emptyContent("API"));
   const finishReason = isPlainObject(first) ? first["finish_reason"] : undefined;
+  const usage = isPlainObject(data["usage"]) ? data["usage"] : {};
+  const completionTokens = finiteNonNegative(usage["completion_tokens"]);
   // A missing or null finish_reason is accepted (compatible servers omit it on complete answers, as the Python package knew); any but "stop" is unfinished.
   if (finishReason !== undefined && finishReason !== null && finishReason !== "stop") {
-    const usage = isPlainObject(data["usage"]) ? data["usage"] : {};
     return unfinished("API", finishReason, {
       finish_reason: typeof finishReason === "string" && KNOWN_FINISH_REASONS.has(finishReason) ? finishReason : null,
-      completion_tokens: finiteNonNegative(usage["completion_tokens"]),
+      completion_tokens: completionTokens,
     });
+  }
+  // Without a finish_reason, a reply that used the whole budget asked for may have been cut there: never a complete one.
+  if (finishReason !== "stop" && texts.maxTokens !== undefined && completionTokens !== null && completionTokens >= texts.maxTokens) {
+    return unfinished("API", "length", { finish_reason: null, completion_tokens: completionTokens });
   }
   return { ok: true, content, data };
 }

@@ -1,5 +1,6 @@
 // Validation of the options the probes and judges share: a caller's mistake throws UsageError at construction, before any text is screened.
 import { ConfigError, UsageError } from "../core/errors.js";
+import { isTimeoutSeconds, MAX_TIMEOUT_SECONDS } from "./timeout.js";
 
 /** `value` when `valid`, else throws `Refusal` (UsageError unless told) with `message`: the skeleton of every check below. */
 function checked<T>(value: unknown, valid: boolean, message: string, Refusal: typeof UsageError | typeof ConfigError = UsageError): T {
@@ -9,8 +10,9 @@ function checked<T>(value: unknown, valid: boolean, message: string, Refusal: ty
 
 const isFiniteNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
+/** A timeout in seconds a timer can hold (isTimeoutSeconds); throws UsageError naming it. */
 export function checkTimeoutSeconds(value: unknown, name: string): number {
-  return checked(value, isFiniteNumber(value) && value > 0, `${name} must be a finite number of seconds greater than 0`);
+  return checked(value, isTimeoutSeconds(value), `${name} must be a finite number of seconds greater than 0 and at most ${MAX_TIMEOUT_SECONDS}`);
 }
 
 /** A positive safe integer (a token budget, a window size, a count); throws `Refusal` (UsageError unless told) naming it. */

@@ -373,12 +373,20 @@ export class PipelineBase {
   #fireCallback(verdict: PipelineVerdict): void {
     const callback = this.#callbacks[CALLBACK_OF[outcomeOf(verdict)]];
     if (!callback) return;
+    const failed = (error: unknown): void => this.#warn(`pipeline callback failed (${errorClass(error)})`, "callback_failed");
     try {
-      callback(verdict);
+      const returned: unknown = callback(verdict);
+      // An async callback's rejection would otherwise be unhandled, which ends the host process.
+      if (isThenable(returned)) returned.then(undefined, failed);
     } catch (error) {
-      this.#warn(`pipeline callback failed (${errorClass(error)})`, "callback_failed");
+      failed(error);
     }
   }
+}
+
+/** Whether a callback returned a promise (or another thenable), whose rejection must be caught. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 /** The callback each outcome fires. */

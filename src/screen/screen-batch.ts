@@ -12,6 +12,7 @@ import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, type CanaryOutageReason, failedCanaryReason, observeCanary } from "../pipeline/circuit-breaker.js";
 import { ReasonTally, type ReasonCounts } from "../pipeline/reason-tally.js";
 import { refuseUnknownOptions } from "../core/guards.js";
+import { UsageError } from "../core/errors.js";
 import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-ordered.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
@@ -56,6 +57,13 @@ export async function screenBatch(
   options: ScreenOptions = {},
 ): Promise<BatchDocument> {
   refuseUnknownOptions("screenBatch", options, SCREEN_OPTION_KEYS);
+  if (!Array.isArray(records) || !hasCheck(pipeline)) {
+    // The commonest slip: the pipeline first (ingestRecords takes its pipeline first, screenBatch its items).
+    const swapped = Array.isArray(pipeline) && hasCheck(records) ? " (the first argument is the pipeline: pass the items first)" : "";
+    throw new UsageError(
+      `screenBatch(items, pipeline, options?) takes an array of items first, each a string or { text, id?, source?, metadata? }, then the pipeline${swapped}`,
+    );
+  }
   const items = admitScreenInputs(records, options.limits);
   // An OpenAI-compatible canary server must show it holds a whole window before the first check.
   if (items.length > 0) await preflightCanary(pipeline);
@@ -70,6 +78,11 @@ export async function screenBatch(
   })();
   const tally = await screenStream(source, run, async (item) => void results.push(item));
   return BatchDocumentSchema.parse({ ...tally.rest(), items: results }) as BatchDocument;
+}
+
+/** Whether `value` can screen a text: an object with a `check` method. */
+function hasCheck(value: unknown): boolean {
+  return typeof value === "object" && value !== null && typeof (value as { check?: unknown }).check === "function";
 }
 
 /** Canonical JSON of a batch document (core/canonical.ts): the exact bytes `screen` prints. */

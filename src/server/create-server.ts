@@ -262,6 +262,15 @@ function integerAtLeast(name: string, value: number, min = 1): number {
   return value;
 }
 
+/** The longest delay Node's timers hold (a longer one fires after 1 ms instead). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A deadline in milliseconds: an integer from `min` to MAX_TIMER_MS. */
+function timerMs(name: string, value: number, min = 1): number {
+  if (integerAtLeast(name, value, min) > MAX_TIMER_MS) throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} (about 24.8 days)`);
+  return value;
+}
+
 async function healthBody(control: ServiceControl): Promise<Record<string, unknown>> {
   const pipeline = control.pipeline;
   if (pipeline === null || control.health === null) return { status: "degraded", ready: false, degraded: true, error: "not initialized" };
@@ -486,12 +495,12 @@ function allowedOriginSet(entries: readonly string[]): ReadonlySet<string> {
  * and `/health` with "not initialized"). The server is not listening yet: use listenLoopback.
  */
 export function createServer(pipeline: SecurityPipeline | null, options: ServeOptions = {}): Server {
-  const readTimeoutMs = integerAtLeast("readTimeoutMs", options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
-  const headersTimeoutMs = integerAtLeast("headersTimeoutMs", options.headersTimeoutMs ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, readTimeoutMs));
-  const keepAliveTimeoutMs = integerAtLeast("keepAliveTimeoutMs", options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
+  const readTimeoutMs = timerMs("readTimeoutMs", options.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS);
+  const headersTimeoutMs = timerMs("headersTimeoutMs", options.headersTimeoutMs ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, readTimeoutMs));
+  const keepAliveTimeoutMs = timerMs("keepAliveTimeoutMs", options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS);
   const connections = new ConnectionLimiter(integerAtLeast("maxConnections", options.maxConnections ?? DEFAULT_MAX_CONNECTIONS));
-  const healthTtlMs = integerAtLeast("healthTtlMs", options.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS);
-  const healthStaleWaitMs = integerAtLeast("healthStaleWaitMs", options.healthStaleWaitMs ?? DEFAULT_STALE_WAIT_MS, 0);
+  const healthTtlMs = timerMs("healthTtlMs", options.healthTtlMs ?? DEFAULT_HEALTH_TTL_MS);
+  const healthStaleWaitMs = timerMs("healthStaleWaitMs", options.healthStaleWaitMs ?? DEFAULT_STALE_WAIT_MS, 0);
   const now = options.now ?? (() => performance.now());
   const control: ServiceControl = {
     pipeline,

@@ -99,6 +99,23 @@ describe("a successful completion", () => {
     api.setReply({ content: "ok", finish_reason: null });
     expect((await probe().test("hi")).success).toBe(true);
   });
+
+  it("a completion without finish_reason that used the whole reply budget is output_limit, never success", async () => {
+    api.setReply({
+      content: "Sure, here is the first part; I will now",
+      finish_reason: null,
+      usage: { prompt_tokens: 150, completion_tokens: 256, total_tokens: 406 },
+    });
+    const cut = await probe({ maxTokens: 256 }).test("hi");
+    expectFailure(cut, "output_limit", INCOMPLETE);
+    expect(cut.metadata).toMatchObject({ finish_reason: null, completion_tokens: 256 });
+    // One token under the budget is a reply that ended by itself.
+    api.setReply({ content: "ok", finish_reason: null, usage: { prompt_tokens: 150, completion_tokens: 255, total_tokens: 405 } });
+    expect((await probe({ maxTokens: 256 }).test("hi")).success).toBe(true);
+    // A "stop" is the server's own word that the reply ended, whatever it counted.
+    api.setReply({ content: "ok", finish_reason: "stop", usage: { prompt_tokens: 150, completion_tokens: 256, total_tokens: 406 } });
+    expect((await probe({ maxTokens: 256 }).test("hi")).success).toBe(true);
+  });
 });
 
 describe("without an exact count, a reply passes only when its prompt fits at one token per byte", () => {

@@ -278,6 +278,28 @@ describe("callbacks", () => {
     await pipeline({ callbacks, mode: "full" }).check("What is the capital of France?");
     expect(fired).toEqual(["pass", "block", "unexercised", "degraded", "flag"]);
   });
+
+  it("an async callback that rejects is a callback_failed warning, never an unhandled rejection", async () => {
+    const warnings: string[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const p = pipeline({
+        enableCanary: false,
+        callbacks: { onUnexercised: async () => Promise.reject(new Error("logger down")) },
+        onWarning: (_message, code) => void warnings.push(code),
+      });
+      const verdict = await p.check("hello");
+      expect(verdict.coverage).toBe("none");
+      // The rejection settles after check returned: the callback is not awaited.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(warnings).toEqual(["callback_failed"]);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
 });
 
 describe("health check", () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { SecurityPipeline } from "../../src/pipeline/pipeline.js";
 import type { PipelineVerdict } from "../../src/pipeline/verdict.js";
 import { screenBatch } from "../../src/screen/screen-batch.js";
+import { UsageError } from "../../src/core/errors.js";
 
 /** A pipeline that answers one fixed verdict at once, except for "slow", which waits for `release`. */
 async function gatedPipeline(): Promise<{ check(text: string): Promise<PipelineVerdict>; started: string[]; release: () => void }> {
@@ -41,6 +42,17 @@ describe("screenBatch", () => {
     expect(document.total).toBe(8);
     expect(progress.map(([done]) => done)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(progress.every(([, total]) => total === 8)).toBe(true);
+  });
+
+  it("items that are not an array, or a pipeline without check, are a usage error naming the call's shape", async () => {
+    const p = new SecurityPipeline({ enableCanary: false });
+    const shape = /^screenBatch\(items, pipeline, options\?\) takes an array of items first/;
+    for (const items of ["hello", null, { items: ["a"] }, undefined]) {
+      await expect(screenBatch(items as never, p)).rejects.toThrow(UsageError);
+      await expect(screenBatch(items as never, p)).rejects.toThrow(shape);
+    }
+    await expect(screenBatch(["a"], {} as never)).rejects.toThrow(shape);
+    await expect(screenBatch(p as never, ["a"] as never)).rejects.toThrow("(the first argument is the pipeline: pass the items first)");
   });
 
   it("an invalid concurrency is refused", async () => {
