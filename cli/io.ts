@@ -58,6 +58,52 @@ export function abortOnSignals(io: CliIo): { readonly signal: AbortSignal; reado
   return { signal: controller.signal, dispose };
 }
 
+/** How long an interrupt that came before any command took interrupts is held for one to claim it. */
+const EARLY_HOLD_MS = 1000;
+
+/** Interrupts held since holdEarlyInterrupts, until a command registers its handler (processIo().onSignal). */
+interface HeldInterrupts {
+  readonly signals: NodeJS.Signals[];
+  readonly listener: (signal: NodeJS.Signals) => void;
+  timer: NodeJS.Timeout | null;
+}
+let held: HeldInterrupts | null = null;
+
+/**
+ * Holds interrupts (INTERRUPTS) from now until a command registers its handler, which then gets
+ * them in order: without this, a Ctrl-C while the process is still loading the modules a command
+ * needs ends it with the signal's code (130), where the command (ingest: "interrupted by SIGINT;
+ * nothing written", exit 3) says what it did. A command that takes no interrupts does not claim
+ * them: after EARLY_HOLD_MS the first one is raised again and ends the process as it would have.
+ * Only the entry point (main.ts) calls this.
+ */
+export function holdEarlyInterrupts(): void {
+  if (held !== null) return;
+  const state: HeldInterrupts = {
+    signals: [],
+    timer: null,
+    listener: (signal) => {
+      state.signals.push(signal);
+      state.timer ??= setTimeout(() => {
+        claimEarlyInterrupts();
+        process.kill(process.pid, signal);
+      }, EARLY_HOLD_MS);
+    },
+  };
+  held = state;
+  for (const signal of INTERRUPTS) process.on(signal, state.listener);
+}
+
+/** The interrupts held so far (none unless holdEarlyInterrupts ran); holding ends. */
+function claimEarlyInterrupts(): NodeJS.Signals[] {
+  if (held === null) return [];
+  const { signals, listener, timer } = held;
+  held = null;
+  if (timer !== null) clearTimeout(timer);
+  for (const signal of INTERRUPTS) process.off(signal, listener);
+  return signals;
+}
+
 export function processIo(): CliIo {
   return {
     stdin: standardInput(),
@@ -71,6 +117,8 @@ export function processIo(): CliIo {
     ...stdoutFile(),
     onSignal(handler) {
       for (const signal of INTERRUPTS) process.on(signal, handler);
+      // Interrupts that came before this handler was there are its own: each is handed over once.
+      for (const signal of claimEarlyInterrupts()) queueMicrotask(() => handler(signal));
       return () => {
         for (const signal of INTERRUPTS) process.off(signal, handler);
       };

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Executable entry point: the only place that touches process exit state.
 import { tuneHeapGrowth } from "./heap-tuning.js";
-import { INTERRUPTS } from "./io.js";
-import { runMain } from "./program.js";
+import { holdEarlyInterrupts, INTERRUPTS } from "./io.js";
 import { compileRegexpsToMachineCode } from "./regexp-tuning.js";
 
+// First: an interrupt while the program loads goes to the command that takes interrupts, not to
+// Node's default (a signal death with nothing said); the program itself is loaded after this.
+holdEarlyInterrupts();
 tuneHeapGrowth();
 compileRegexpsToMachineCode();
+const { runMain } = await import("./program.js");
 const code = await runMain(process.argv.slice(2));
 process.exitCode = code;
 // The command has finished: its output is written, its locks released. An interrupt now can no

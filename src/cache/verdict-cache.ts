@@ -323,6 +323,7 @@ export class VerdictCache {
     }
     const mayCreate = !readonly && options.mustExist !== true;
     if (mayCreate) assertDirectoryExists(path);
+    if (!readonly) assertWritable(path);
     assertSqliteHeader(path, mayCreate);
     let db: Database.Database;
     try {
@@ -834,6 +835,27 @@ function withDirectoryAdvice(error: unknown, path: string, readonly: boolean): u
     ? `${where}, and SQLite must create ${displayText(`${path}-shm`)} beside the cache to read it; copy the file to a writable directory and run the command on the copy`
     : `${where}, and a cache needs a writable directory (SQLite keeps its -wal and -shm files beside it); put the cache in a writable directory`;
   return new CacheFileError("unopenable", path, `${error.message}: ${advice}`, { cause: error.cause ?? error });
+}
+
+/**
+ * A cache opened to store verdicts must take writes: SQLite opens a write-protected file read-only
+ * without a word, and the first verdict stored would then fail in the middle of a run (after an
+ * ingest --overwrite had removed the previous pair). A file that does not exist yet is created.
+ */
+function assertWritable(path: string): void {
+  // A directory that takes no files (a read-only mount) fails the open itself, with its own advice (withDirectoryAdvice).
+  if (!isRegularFile(path) || !directoryTakesFiles(path)) return;
+  try {
+    accessSync(path, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "not writable";
+    throw new CacheFileError(
+      "write_failed",
+      path,
+      `the cache file ${displayText(path)} is not writable (${code}): a run stores the verdicts it gets there; make the file writable, or name another cache file`,
+      { cause: error },
+    );
+  }
 }
 
 /** Whether `path` is a regular file (false when it cannot be looked at). */

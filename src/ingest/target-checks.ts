@@ -5,10 +5,16 @@
 // without following symlinks and would otherwise refuse it only at the end of a long run.
 import { constants } from "node:fs";
 import { access, lstat, stat } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { displayText } from "../core/display-text.js";
 import { fileIdentity, sameFile, specialFileKind, type FileIdentity } from "../core/file-identity.js";
+import { SCRATCH_NAME_EXTRA } from "../publish/scratch-file.js";
 import { PublishError, type PublishTargets } from "../publish/targets.js";
+
+/** The most bytes one file name holds (NAME_MAX on Linux and macOS file systems). */
+const NAME_MAX = 255;
+/** The longest target name: ingest writes scratch files beside a target whose names are longer (SCRATCH_NAME_EXTRA). */
+const MAX_TARGET_NAME_BYTES = NAME_MAX - SCRATCH_NAME_EXTRA;
 
 /** Each target with the flag that names it. */
 function flagged(targets: PublishTargets): Array<[string, string]> {
@@ -30,8 +36,24 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   const streamed = targets.inputInode ?? null;
   const isInput = (target: FileIdentity): boolean => (input !== null ? sameFile(input, target) : streamed !== null && streamed === target.inode);
   if (isInput(manifest)) throw new PublishError("--manifest must not be the input file");
+  // An input file this user may not read is refused now, before --overwrite removes anything
+  // (one that does not exist is a refused setting, in its own words). access(2) opens nothing,
+  // so a named pipe is not consumed.
+  const inputPath = targets.inputPath;
+  if (inputPath !== null) {
+    await access(inputPath, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return;
+      throw new PublishError(`could not read input file ${displayText(inputPath)} (${error.code ?? "not readable"})`);
+    });
+  }
   if (exported !== null && isInput(exported)) throw new PublishError("--export must not be the input file");
   for (const [flag, path] of flagged(targets)) {
+    const nameBytes = Buffer.byteLength(basename(path));
+    if (nameBytes > MAX_TARGET_NAME_BYTES) {
+      throw new PublishError(
+        `${flag} file name is too long: ${nameBytes} bytes, at most ${MAX_TARGET_NAME_BYTES} (ingest writes scratch files beside it, whose names are up to ${SCRATCH_NAME_EXTRA} bytes longer, and a file name holds ${NAME_MAX}); choose a shorter name`,
+      );
+    }
     if ((await stat(path).catch(() => null))?.isDirectory()) throw new PublishError(`${flag} ${displayText(path)} is a directory`);
     const special = await specialFileKind(path);
     if (special !== null) throw new PublishError(`${flag} ${displayText(path)} is ${special}, not a regular file: name a file to write`);

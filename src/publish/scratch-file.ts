@@ -55,8 +55,18 @@ function track(path: string): void {
   });
 }
 
+/** The longest label a scratch file takes (`manifest-records`); scratchPathFor refuses a longer one. */
+const MAX_SCRATCH_LABEL = 16;
+
+/**
+ * Bytes the name of a scratch file adds to its target's name at most: `.<name>.<12 hex>.<label>.spool`,
+ * and SQLite's `-journal` after it for one that is a database (the id index).
+ */
+export const SCRATCH_NAME_EXTRA = ".".length + ".".length + 12 + ".".length + MAX_SCRATCH_LABEL + SCRATCH_SUFFIX.length + "-journal".length;
+
 /** The path of a scratch file for `target`: `.<name>.<random>.<label>.spool` beside it. */
 export function scratchPathFor(target: string, label: string): string {
+  if (label.length > MAX_SCRATCH_LABEL) throw new RangeError(`a scratch file label has at most ${MAX_SCRATCH_LABEL} characters`);
   return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.${label}${SCRATCH_SUFFIX}`);
 }
 
