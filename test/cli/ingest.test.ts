@@ -133,6 +133,19 @@ describe("ingest end to end against the stand-in canary", () => {
     expect(verified.code).toBe(1);
     expect(verified.stdout).toContain("manifest does not record a verified canary context window");
   });
+
+  it("windows overlapping by fewer than 100 code points are run, with a warning naming the flag; 100 or more say nothing", async () => {
+    const narrow = await ingest(jsonl(RECORDS), ["--segment-chars", "400", "--segment-overlap", "99"]);
+    // Published as any run of these records is (one of them is an injection: exit 1).
+    expect(narrow.code).toBe(1);
+    expect((await readdir(dir)).sort()).toEqual(["export.json", "manifest.json", "records.jsonl"]);
+    expect(narrow.stderr).toContain(
+      "warning: windows overlap by 99 code points (--segment-overlap): an instruction longer than that which straddles a window boundary is seen whole by no window, by neither layer (the default overlap is 500)\n",
+    );
+    const wide = await ingest(jsonl(RECORDS), ["--segment-chars", "400", "--segment-overlap", "100", "--overwrite"]);
+    expect(wide.code).toBe(1);
+    expect(wide.stderr).not.toContain("windows overlap");
+  });
 });
 
 describe("ingest refuses with exit 3 and creates no file", () => {
