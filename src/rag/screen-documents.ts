@@ -2,7 +2,7 @@
 // back admitted or held with the manifest's reasons; nothing is dropped. Each document is read once
 // into a snapshot, and an admitted one is rebuilt from it: passing on the caller's object would
 // pass on whatever its getters answer on a next read, which no screen saw.
-import { LittleCanaryError, UsageError } from "../core/errors.js";
+import { errorClassName, LittleCanaryError, UsageError } from "../core/errors.js";
 import type { DegradedPolicy } from "../canary/pipeline-options.js";
 import { resolvePolicy, type PolicyOverrides } from "../documents/policy.js";
 import type { HoldReason } from "../documents/schemas.js";
@@ -105,8 +105,19 @@ export async function screenDocumentRecords<D>(
   const early: HeldDocument<D>[] = [];
   const reads = new Map<number, DocumentRead>();
   const sources = new Map<number, string>();
+  if (!Array.isArray(documents)) throw new UsageError("the documents to screen must be an array");
   documents.forEach((document, index) => {
-    const { text, id, metadata } = fields(document);
+    let read: DocumentFields;
+    try {
+      read = fields(document);
+    } catch (error) {
+      // Not a document at all (null from a retriever, a number, a node without its node): never
+      // passed on, reported as held like any other malformed one.
+      reads.set(index, { text: undefined, id: null, metadata: null });
+      early.push({ document, index, reasons: ["malformed"], detail: `document ${index} cannot be read (${errorClassName(error)})` });
+      return;
+    }
+    const { text, id, metadata } = read;
     let copy: Record<string, unknown>;
     try {
       const snapshot = snapshotMetadata(metadata, `document ${index}'s metadata`);
@@ -292,16 +303,25 @@ export async function screenAtQueryTime<D, R extends DocumentFields>(
   read: (document: D) => R,
   plan: QueryScreenPlan<D>,
 ): Promise<PassedDocument<R>[]> {
+  if (!Array.isArray(documents)) throw new UsageError("the documents to screen must be an array");
   if (documents.length === 0) {
     await plan.onHeld?.([]);
     return [];
   }
-  // The document screen reads each document once, in order; what is passed on comes from that reading.
-  const readings: R[] = [];
-  const remembered = (document: D): R => readings[readings.push(read(document)) - 1] as R;
+  // The document screen reads each document once, in order; what is passed on comes from that
+  // reading. One that cannot be read keeps its place (undefined) and is held as malformed.
+  const readings: Array<R | undefined> = [];
+  const remembered = (document: D): R => {
+    const slot = readings.push(undefined) - 1;
+    const reading = read(document);
+    readings[slot] = reading;
+    return reading;
+  };
   const outcome = await screenDocumentRecords(documents, remembered, plan.screen);
   const heldAt = new Map(outcome.held.map((h) => [h.index, h.reasons]));
   const passed = readings.flatMap((reading, index): PassedDocument<R>[] => {
+    // What could not be read is not a document to pass on, flagged or not.
+    if (reading === undefined) return [];
     const { text, id, metadata } = outcome.reads.get(index) as DocumentRead;
     const reasons = heldAt.get(index);
     const failOpen = plan.failOpen && reasons?.every((reason) => COVERAGE_ONLY.has(reason)) && typeof text === "string" && metadata !== null;

@@ -6,7 +6,7 @@ import { canonicalJson } from "../core/canonical.js";
 import { fileIdentity, sameFile } from "../core/file-identity.js";
 import { errnoCode, LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
-import { isPlainObject } from "../core/guards.js";
+import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { readJsonDocument } from "../core/read-document.js";
 import { quotedText } from "../core/display-text.js";
 import { INDEX_SCHEMA, IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
@@ -14,6 +14,7 @@ import { writeFileAtomic } from "../publish/atomic-write.js";
 import type { PublishFs } from "../publish/fs.js";
 import { displayPath } from "../verify/shard-index.js";
 import { examineShards, type ShardIndexProblem, type ShardPair } from "../verify/shard-pairs.js";
+import { optionalPathOption, pathOption } from "../verify/option-checks.js";
 
 /** Splits `MANIFEST:EXPORT` at its one colon (a path with a colon cannot be told apart); throws UsageError otherwise. */
 export function parseShardPairArgument(argument: string): { manifest: string; export: string } {
@@ -39,6 +40,9 @@ export interface BuildShardIndexOptions {
   /** File system for the atomic write (tests inject faults here). */
   readonly fs?: PublishFs;
 }
+
+/** Every option buildShardIndex takes; `satisfies` keeps the list equal to the interface. */
+const BUILD_SHARD_INDEX_OPTION_KEYS = Object.keys({ out: true, pairs: true, cwd: true, fs: true } satisfies Record<keyof BuildShardIndexOptions, true>);
 
 /** What `buildShardIndex` did: the index written, or every problem found (nothing written). */
 export interface BuildShardIndexResult {
@@ -72,6 +76,23 @@ async function refuseToReplaceOther(indexPath: string, shown: string): Promise<v
  * argument, LittleCanaryError("publish") when the index cannot be written.
  */
 export async function buildShardIndex(options: BuildShardIndexOptions): Promise<BuildShardIndexResult> {
+  // A misspelt option (`overwrit`) is refused, never ignored.
+  refuseUnknownOptions("buildShardIndex", options, BUILD_SHARD_INDEX_OPTION_KEYS);
+  pathOption("out", options.out);
+  optionalPathOption("cwd", options.cwd);
+  if (!Array.isArray(options.pairs)) throw new UsageError("pairs must be an array of MANIFEST:EXPORT strings or { manifest, export } objects");
+  for (const [position, pair] of options.pairs.entries()) {
+    if (typeof pair === "string") continue;
+    if (
+      !isPlainObject(pair) ||
+      typeof pair["manifest"] !== "string" ||
+      typeof pair["export"] !== "string" ||
+      pair["manifest"] === "" ||
+      pair["export"] === ""
+    ) {
+      throw new UsageError(`pairs[${position}] must be a MANIFEST:EXPORT string or { manifest, export } with two non-empty paths`);
+    }
+  }
   const cwd = options.cwd ?? process.cwd();
   if (options.pairs.length === 0) throw new UsageError("index: give at least one MANIFEST:EXPORT pair");
   const indexPath = resolve(cwd, options.out);

@@ -43,6 +43,7 @@ export async function verify(options: VerifyVerbOptions) {
       result: await verifyShardIndex({
         index: options.index,
         expectIndexSha256: options.expectIndexSha256 ?? null,
+        pinName: "--expect-index-sha256",
         cwd: options.cwd ?? process.cwd(),
         ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
         ...(options.onStrictRead === undefined ? {} : { onStrictRead: options.onStrictRead }),

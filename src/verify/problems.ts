@@ -204,11 +204,14 @@ export function allowlistedAdmissions(manifest: unknown): number {
   return isInt(n) && n > 0 ? n : 0;
 }
 
-/** When the caller refuses them (`verify --no-allowlisted`), `count` allow-listed admissions become one problem. */
+/**
+ * When the caller refuses them (`verify --no-allowlisted`, `refuseAllowlisted`), `count`
+ * allow-listed admissions become one problem (its words name neither: they are the same for both).
+ */
 export function refuseAllowlisted(refuse: boolean | undefined, count: number, problems: VerifyProblem[]): void {
   if (refuse !== true || count === 0) return;
   problems.push({
     code: "allowlisted_admission",
-    message: `${count} record${count === 1 ? " was" : "s were"} admitted by an ingest allowlist (refused by --no-allowlisted)`,
+    message: `${count} record${count === 1 ? " was" : "s were"} admitted by an ingest allowlist, which this verification refuses`,
   });
 }

@@ -10,6 +10,8 @@ import { IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.j
 import { examineShards, type PairReadingHooks, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
 import { appendAll, type VerifyNote } from "./problems.js";
 import { normalizePin } from "./verify-files.js";
+import { refuseUnknownOptions } from "../core/guards.js";
+import { callbackOption, labelOption, optionalPathOption, pathOption } from "./option-checks.js";
 
 /** A shown path: printable ASCII as is (JSON-quoted), anything else not echoed. */
 export function displayPath(path: string): string {
@@ -22,6 +24,8 @@ export interface VerifyShardIndexOptions extends PairReadingHooks {
   readonly index: string;
   /** The index's SHA-256 (64 hex digits, any case) as pinned out of band. */
   readonly expectIndexSha256?: string | null;
+  /** What messages call the pin: `expectIndexSha256` by default (the CLI passes `--expect-index-sha256`). */
+  readonly pinName?: string;
   /** Relative paths are resolved against this directory (default: the process's). */
   readonly cwd?: string;
 }
@@ -64,14 +68,33 @@ function entryMismatches(recorded: IngestIndex, rebuilt: IngestIndex): ShardInde
   return problems;
 }
 
+/** Every option verifyShardIndex takes; `satisfies` keeps the list equal to the interface. */
+const VERIFY_SHARD_INDEX_OPTION_KEYS = Object.keys({
+  index: true,
+  expectIndexSha256: true,
+  pinName: true,
+  cwd: true,
+  onProgress: true,
+  onStrictRead: true,
+} satisfies Record<keyof VerifyShardIndexOptions, true>);
+
 /**
  * Re-checks an index and everything it names: the index's bytes against the pin, its schema
  * and canonical form, every listed pair with verifyFiles and against the SHA-256s it records,
  * that the shards tile the input exactly once, and that the index is exactly the one these
- * pairs give. Throws only UsageError for an invalid pin.
+ * pairs give. Throws only UsageError, for an invalid pin or option or one it does not know; and
+ * what an `onProgress` or `onStrictRead` of the caller's threw.
  */
 export async function verifyShardIndex(options: VerifyShardIndexOptions): Promise<VerifyShardIndexResult> {
-  const pin = options.expectIndexSha256 == null ? null : normalizePin(options.expectIndexSha256, "--expect-index-sha256");
+  // A misspelt pin (`expectIndexSHA256`) would otherwise verify the index unpinned in silence.
+  refuseUnknownOptions("verifyShardIndex", options, VERIFY_SHARD_INDEX_OPTION_KEYS);
+  pathOption("index", options.index);
+  optionalPathOption("cwd", options.cwd);
+  labelOption("pinName", options.pinName);
+  callbackOption("onProgress", options.onProgress);
+  callbackOption("onStrictRead", options.onStrictRead);
+  const pinName = options.pinName ?? "expectIndexSha256";
+  const pin = options.expectIndexSha256 == null ? null : normalizePin(options.expectIndexSha256, pinName);
   const indexPath = resolve(options.cwd ?? process.cwd(), options.index);
   const result = (
     problems: ShardIndexProblem[],
@@ -95,7 +118,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
     return result([{ code: "index_unreadable", message: readFailureMessage(error, "index", indexPath), pair: null }], false, null, 0);
   }
   const problems: ShardIndexProblem[] = [];
-  if (pin !== null && pin !== read.sha256) problems.push({ code: "index_sha256", message: "index sha256 does not match --expect-index-sha256", pair: null });
+  if (pin !== null && pin !== read.sha256) problems.push({ code: "index_sha256", message: `index sha256 does not match ${pinName}`, pair: null });
   const parsed = IngestIndexSchema.safeParse(read.value);
   if (!parsed.success) {
     problems.push({ code: "index_invalid", message: "index is not a valid little-canary-ingest-index/v1 document", pair: null });

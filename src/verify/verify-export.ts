@@ -9,6 +9,7 @@ import type { ManifestFileSha } from "./pair-checks.js";
 import { headOf, NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { ARGUMENT_WORDING, MANIFEST_ONLY_WORDING, swappedDocuments } from "./swapped.js";
 import { refuseUnknownOptions } from "../core/guards.js";
+import { flagOption } from "./option-checks.js";
 
 /** What a refusal of an unknown option adds: the pin a caller may have meant is verifyFiles's. */
 const PIN_NOTE = " (to pin the manifest, use verifyFiles with expectManifestSha256, or compare the SHA-256 of its bytes yourself)";
@@ -105,6 +106,7 @@ function notFromJsonText(root: unknown): string | null {
  */
 export function verifyExport(exportDoc: unknown, manifestDoc: unknown, options: VerifyOptions = {}): VerifyProblem[] {
   refuseUnknownOptions(exportDoc === NO_EXPORT ? "verifyManifestOnly" : "verifyExport", options, VERIFY_OPTION_KEYS, PIN_NOTE);
+  flagOption("refuseAllowlisted", options.refuseAllowlisted);
   const problems = new ProblemList();
   try {
     const exported = documentValue(exportDoc, "export", problems);

@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
+import { callbackOption, flagOption, guardedCallback, labelOption, optionalPathOption, pathOption } from "./option-checks.js";
 import { allowlistedAdmissions, appendAll, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ValueCap, type ReadDocument } from "../core/read-document.js";
@@ -135,7 +136,8 @@ export type VerifyMode = "streamed" | "whole";
  * at any depth), the pin, then every consistency check of `verifyExport` (or `verifyManifestOnly`
  * without an export). Both files are streamed, so memory is bounded by one record of each
  * (docs/ingest.md, "Verify memory"). Problems name codes and record indices, never content.
- * Throws only UsageError, for an invalid pin or chunkBytes, or an option it does not know.
+ * Throws only UsageError, for an invalid pin, chunkBytes or other option, or an option it does
+ * not know; and what an `onProgress` of the caller's threw (once the pair was read).
  */
 export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFilesResult> {
   return (await verifyFilesWithMode(options)).result;
@@ -159,6 +161,13 @@ export async function verifyFilesWithMode(
 ): Promise<{ result: VerifyFilesResult; mode: VerifyMode; reader: PairReader; documents: VerifiedDocuments }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
+  pathOption("manifest", options.manifest);
+  optionalPathOption("export", options.export);
+  optionalPathOption("cwd", options.cwd);
+  labelOption("pinName", options.pinName);
+  flagOption("refuseAllowlisted", options.refuseAllowlisted);
+  callbackOption("onProgress", options.onProgress);
+  callbackOption("onStrictRead", options.onStrictRead);
   // A read size that is not a size would make every read fail: a caller's mistake, not an unreadable file.
   if (options.chunkBytes !== undefined && !(Number.isSafeInteger(options.chunkBytes) && options.chunkBytes >= 1 && options.chunkBytes <= MAX_CHUNK_BYTES)) {
     throw new UsageError(`chunkBytes must be a whole number of bytes from 1 to ${MAX_CHUNK_BYTES}`);
@@ -171,7 +180,9 @@ export async function verifyFilesWithMode(
   // A pair laid out as ingest writes it is read fast; any other is read again by the strict grammar.
   const total = await filesBytes([manifestPath, exportPath]);
   const shares = reader === "canonical" ? (other === undefined ? secondShare(total) : other) : null;
-  const newReading = progressOf(options.onProgress, total);
+  // The caller's own throw is the caller's: the readers would report it as an unreadable file.
+  const progress = guardedCallback(options.onProgress);
+  const newReading = progressOf(progress.call, total);
   const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical", newReading(), shares) : "exact";
   if (fast === "exact" && reader === "canonical") options.onStrictRead?.(total);
   const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact", newReading()) : fast;
@@ -189,6 +200,7 @@ export async function verifyFilesWithMode(
   if (readable) appendAll(problems, reading.problems);
   const allowlisted = readable ? allowlistedAdmissions(reading.manifestHead) : 0;
   refuseAllowlisted(options.refuseAllowlisted, allowlisted, problems);
+  progress.rethrow();
   const result = {
     consistent: problems.length === 0,
     readable,

@@ -221,7 +221,7 @@ describe("ingest --allow", () => {
     expect(human.stdout).toContain("1 admitted by an allowlist");
     const refused = await runCli(["verify", "--manifest", "m.json", "--export", "e.json", "--no-allowlisted"], { cwd: dir });
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain("[allowlisted_admission] 1 record was admitted by an ingest allowlist (refused by --no-allowlisted)");
+    expect(refused.stdout).toContain("[allowlisted_admission] 1 record was admitted by an ingest allowlist, which this verification refuses");
     // The library calls agree with the file-based verifier.
     const [m, e] = [await readFile(join(dir, "m.json")), await readFile(join(dir, "e.json"))];
     expect(verifyExport(e, m, { refuseAllowlisted: true }).map((p) => p.code)).toEqual(["allowlisted_admission"]);

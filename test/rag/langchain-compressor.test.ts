@@ -8,6 +8,7 @@ import { BaseRetriever } from "@langchain/core/retrievers";
 import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { describe, expect, it } from "vitest";
 import { IngestGateError } from "../../src/ingest/gate.js";
+import { UsageError } from "../../src/core/errors.js";
 import {
   HOLD_REASONS_KEY,
   LittleCanaryCompressor,
@@ -17,6 +18,7 @@ import {
   type LittleCanaryCompressorOptions,
 } from "../../src/rag/langchain.js";
 import { LittleCanaryNodePostprocessor } from "../../src/rag/llamaindex.js";
+import { TextNode } from "llamaindex";
 import { BENIGN_REPLY, CANARY_TRIGGER, ragStandInPerTest, STRUCTURAL_ATTACK } from "../support/rag-stand-in.js";
 
 const canary = ragStandInPerTest();
@@ -203,6 +205,35 @@ describe("LittleCanaryCompressor in a retriever pipeline", () => {
     expect(() => new LittleCanaryCompressor({ pipeline: pipeline(), hold: "flag", onHeld: () => undefined } as never)).toThrow(
       /unknown LittleCanaryCompressor option "hold"; did you mean 'held'\?/,
     );
+  });
+
+  it("an entry that is not a document (null, a number, a node without its node) is held as malformed, never a crash; a list that is not an array is a UsageError", async () => {
+    const good = () => new Document({ pageContent: "The returns policy allows 30 days.", id: "ok" });
+    const heldBy: HeldDocument<unknown>[][] = [];
+    const onHeld = (list: readonly HeldDocument<unknown>[]): void => void heldBy.push([...list]);
+    const compressor = new LittleCanaryCompressor({ pipeline: pipeline(), onHeld });
+    const passed = await compressor.compressDocuments([good(), null, 5] as never, "q");
+    expect(passed.map((d) => d.id)).toEqual(["ok"]);
+    expect(heldBy.at(-1)?.map((h) => [h.index, h.reasons])).toEqual([
+      [1, ["malformed"]],
+      [2, ["malformed"]],
+    ]);
+    expect(heldBy.at(-1)?.[0]?.detail).toBe("document 1 cannot be read (TypeError)");
+    // Flagging passes held documents on; what could not be read is not a document to pass on.
+    const flagging = new LittleCanaryCompressor({ pipeline: pipeline(), held: "flag" });
+    expect((await flagging.compressDocuments([good(), null] as never, "q")).map((d) => d.id)).toEqual(["ok"]);
+    const transformer = new LittleCanaryTransformer({ pipeline: pipeline(), onHeld });
+    expect((await transformer.transformDocuments([good(), null] as never)).map((d) => d.id)).toEqual(["ok"]);
+    expect(heldBy.at(-1)?.map((h) => [h.index, h.reasons])).toEqual([[1, ["malformed"]]]);
+    const postprocessor = new LittleCanaryNodePostprocessor({ pipeline: pipeline(), onHeld });
+    const nodes = await postprocessor.postprocessNodes([null, {}, { node: new TextNode({ text: "A clean page about shipping.", id_: "n1" }) }] as never);
+    expect(nodes.map((n) => n.node.id_)).toEqual(["n1"]);
+    expect(heldBy.at(-1)?.map((h) => [h.index, h.reasons])).toEqual([
+      [0, ["malformed"]],
+      [1, ["malformed"]],
+    ]);
+    await expect(compressor.compressDocuments(null as never, "q")).rejects.toThrow(new UsageError("the documents to screen must be an array"));
+    await expect(transformer.transformDocuments("a page" as never)).rejects.toThrow(UsageError);
   });
 
   it("the transformer and the LlamaIndex postprocessor refuse a misspelt option too", () => {

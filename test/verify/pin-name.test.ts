@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { verifyFiles } from "../../src/verify/index.js";
+import { verifyExport, verifyFiles } from "../../src/verify/index.js";
 import { UsageError } from "../../src/core/errors.js";
 import { runCli } from "../support/cli.js";
 
@@ -38,6 +38,31 @@ describe("the pin's name in verify messages", () => {
   it("a misspelt pin option is refused, never verified unpinned", async () => {
     const call = verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSHA256: "0".repeat(64) } as never);
     await expect(call).rejects.toThrow(new UsageError(`unknown verifyFiles option "expectManifestSHA256"; did you mean 'expectManifestSha256'?`));
+  });
+
+  it("options of the wrong type are a UsageError naming the option: refuseAllowlisted 'true' or 1 is never read as false", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ manifest: 5 }, "manifest must be a non-empty path string"],
+      [{ manifest: "m.json", export: 5 }, "export must be a non-empty path string"],
+      [{ manifest: "m.json", cwd: 5 }, "cwd must be a non-empty path string"],
+      [{ manifest: "m.json", refuseAllowlisted: "true" }, "refuseAllowlisted must be true or false"],
+      [{ manifest: "m.json", refuseAllowlisted: 1 }, "refuseAllowlisted must be true or false"],
+      [{ manifest: "m.json", onProgress: 5 }, "onProgress must be a function"],
+      [{ manifest: "m.json", onStrictRead: "x" }, "onStrictRead must be a function"],
+      [{ manifest: "m.json", pinName: "" }, "pinName must be a non-empty string"],
+    ];
+    for (const [options, words] of cases) {
+      await expect(verifyFiles({ cwd: dir, ...options } as never), words).rejects.toThrow(new UsageError(words));
+    }
+    expect(() => verifyExport({}, {}, { refuseAllowlisted: "true" } as never)).toThrow(new UsageError("refuseAllowlisted must be true or false"));
+  });
+
+  it("an onProgress that throws makes verifyFiles reject with its own error, not report unreadable files", async () => {
+    const boom = new Error("progress display failed");
+    const onProgress = (): void => {
+      throw boom;
+    };
+    await expect(verifyFiles({ manifest: "m.json", cwd: dir, onProgress })).rejects.toBe(boom);
   });
 
   it("a read size that is not a whole number of bytes from 1 to 64 MiB is refused, not reported as unreadable files", async () => {

@@ -49,6 +49,46 @@ describe("buildShardIndex and verifyShardIndex", () => {
     expect(() => parseShardPairArgument("m.json")).toThrow(/MANIFEST:EXPORT/);
   });
 
+  it("options of the wrong type or name are a UsageError naming the option; the pin is named as the caller named it", async () => {
+    const built = await buildShardIndex({ out: "index-options.json", pairs, cwd: dir });
+    const refused = async (call: () => Promise<unknown>, words: string): Promise<void> => {
+      await expect(call()).rejects.toThrow(LittleCanaryError);
+      await expect(call()).rejects.toThrow(words);
+    };
+    // A misspelt pin would otherwise have verified the index unpinned.
+    await refused(
+      () => verifyShardIndex({ index: "index-options.json", expectIndexSHA256: "0".repeat(64), cwd: dir } as never),
+      `unknown verifyShardIndex option "expectIndexSHA256"; did you mean 'expectIndexSha256'?`,
+    );
+    await refused(() => verifyShardIndex(undefined as never), "verifyShardIndex options must be an object");
+    await refused(() => verifyShardIndex({} as never), "index must be a non-empty path string");
+    await refused(() => verifyShardIndex({ index: "index-options.json", cwd: 5 } as never), "cwd must be a non-empty path string");
+    await refused(() => verifyShardIndex({ index: "index-options.json", cwd: dir, onProgress: 5 } as never), "onProgress must be a function");
+    await refused(() => verifyShardIndex({ index: "index-options.json", expectIndexSha256: "zz", cwd: dir }), "expectIndexSha256 must be 64 hex digits");
+    const wrong = await verifyShardIndex({ index: "index-options.json", expectIndexSha256: "0".repeat(64), cwd: dir });
+    expect(wrong.problems.map((p) => p.message)).toEqual(["index sha256 does not match expectIndexSha256"]);
+    // A throwing callback is the caller's own error, not an unreadable shard.
+    const boom = new Error("progress display failed");
+    await expect(
+      verifyShardIndex({
+        index: "index-options.json",
+        expectIndexSha256: built.indexSha256,
+        cwd: dir,
+        onProgress: () => {
+          throw boom;
+        },
+      }),
+    ).rejects.toBe(boom);
+    await refused(() => buildShardIndex({ out: "x.json", pairs, cwd: dir, overwrit: true } as never), `unknown buildShardIndex option "overwrit"`);
+    await refused(() => buildShardIndex({ out: "x.json", pairs: "m0.json:e0.json", cwd: dir } as never), "pairs must be an array");
+    await refused(
+      () => buildShardIndex({ out: "x.json", pairs: [null], cwd: dir } as never),
+      "pairs[0] must be a MANIFEST:EXPORT string or { manifest, export }",
+    );
+    await refused(() => buildShardIndex({ output: "x.json", pairs, cwd: dir } as never), `unknown buildShardIndex option "output"`);
+    await refused(() => buildShardIndex({ pairs, cwd: dir } as never), "out must be a non-empty path string");
+  });
+
   it("a shard whose policy differs from the others is reported for that, and not as missing too", async () => {
     const odd = await runCli(
       ["ingest", "in.jsonl", "--shard", "1/2", "--max-items", "50", "--manifest", "m1-policy.json", "--export", "e1-policy.json", "--ollama-url", canary.url],

@@ -1,0 +1,58 @@
+// The argument checks every verify entry point shares (verifyFiles, verifyExport, verifyShardIndex,
+// buildShardIndex): a value of the wrong type is a UsageError naming the option, never a raw
+// TypeError from deep inside, an unreadable-file problem, or an option quietly read as false.
+import { UsageError } from "../core/errors.js";
+
+/** `value` when it is a non-empty string, else UsageError naming the option `name`. */
+export function pathOption(name: string, value: unknown): string {
+  if (typeof value !== "string" || value === "") throw new UsageError(`${name} must be a non-empty path string`);
+  return value;
+}
+
+/** Refuses an optional path given as anything but a non-empty string (null and undefined: not given). */
+export function optionalPathOption(name: string, value: unknown): void {
+  if (value != null) pathOption(name, value);
+}
+
+/** Refuses an optional flag given as anything but true or false: "true" or 1 must not read as false. */
+export function flagOption(name: string, value: unknown): void {
+  if (value !== undefined && typeof value !== "boolean") throw new UsageError(`${name} must be true or false`);
+}
+
+/** Refuses an optional callback given as anything but a function. */
+export function callbackOption(name: string, value: unknown): void {
+  if (value !== undefined && typeof value !== "function") throw new UsageError(`${name} must be a function`);
+}
+
+/** Refuses an optional message label given as anything but a non-empty string. */
+export function labelOption(name: string, value: unknown): void {
+  if (value !== undefined && (typeof value !== "string" || value === "")) throw new UsageError(`${name} must be a non-empty string`);
+}
+
+/**
+ * `callback` wrapped so that a throw inside it does not pass for a read failure (the readers it is
+ * given to turn any error into "unreadable"): the first error is kept, later calls are skipped,
+ * and `rethrow` throws it once the work is done.
+ */
+export function guardedCallback<A extends unknown[]>(
+  callback: ((...args: A) => void) | undefined,
+): {
+  readonly call: ((...args: A) => void) | undefined;
+  readonly rethrow: () => void;
+} {
+  if (callback === undefined) return { call: undefined, rethrow: () => {} };
+  let failure: { error: unknown } | null = null;
+  return {
+    call: (...args) => {
+      if (failure !== null) return;
+      try {
+        callback(...args);
+      } catch (error) {
+        failure = { error };
+      }
+    },
+    rethrow: () => {
+      if (failure !== null) throw failure.error;
+    },
+  };
+}
