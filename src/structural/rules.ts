@@ -166,26 +166,32 @@ const SUFFIX_CONTEXT = 2000;
 
 /**
  * What looks like a closing bracket but closes nothing in prose: a list marker or a numbered label
- * ("1)", "b)", "v2.3)"), a smiley (":)", ";-]"), an arrow between words ("draft -> review"), and a ">" between two words
- * or figures, as in a menu path ("Settings > Privacy", "Preferences>General") or a comparison
- * ("load > 90%"). An adversarial suffix closes brackets after symbols or at a line's end ("?>}",
- * "== >", "opened >", "=>binom"), which still count. Each form is bounded, so no run of text is read twice.
+ * ("1)", "b)", "v2.3)"), a smiley standing on its own (" :) ", ";-]"), an arrow between words
+ * ("draft -> review"), and a ">" between two words or figures with a space on each side, as in a
+ * menu path ("Settings > Privacy") or a comparison ("load > 90%"). An adversarial suffix puts
+ * the same characters after a symbol, glued to a token or at a line's end ("?>}", "?:)",
+ * ":)ish", "Sure>here", "== >", "opened >", "=>binom"), where they still count. Each form is
+ * bounded, so no run of text is read twice. Only the closer at the end of each match is meant.
  */
 const NOT_A_CLOSER =
-  /(?<!\S)(?:\w{1,2}|(?=[\w.]{0,11}\d)[\w.]{1,12})\)|[:;]-?[)\]]|(?<=[\p{L}\p{N}] )[-=]>(?= [\p{L}\p{N}])|(?<=[\p{L}\p{N}%]) ?>(?= ?[\p{L}\p{N}])/gu;
+  /(?<!\S)(?:\w{1,2}|(?=[\w.]{0,11}\d)[\w.]{1,12})\)|(?<!\S)[:;]-?[)\]](?![\w)\]}>])|(?<=[\p{L}\p{N}] )[-=]>(?= [\p{L}\p{N}])|(?<=[\p{L}\p{N}%] )>(?= [\p{L}\p{N}])/gu;
 
 /**
- * Walks the brackets of `text` (NOT_A_CLOSER aside) on the stack `open`, innermost last: an
- * opener is pushed, its closer pops it. Returns how many closers found no opener of their own
- * (each is dropped).
+ * Walks the brackets of `text` on the stack `open`, innermost last: an opener is pushed, its closer
+ * pops it. A closer of NOT_A_CLOSER pops the opener it matches ("(see 1)", "Map<String>") and is
+ * otherwise passed over; any other closer with no opener of its own is counted (and dropped).
+ * Returns that count.
  */
 function walkBrackets(text: string, open: string[]): number {
+  const prose = new Set<number>();
+  for (const match of text.matchAll(NOT_A_CLOSER)) prose.add(match.index + match[0].length - 1);
   let unopened = 0;
-  for (const ch of text.replace(NOT_A_CLOSER, "")) {
+  for (let at = 0; at < text.length; at++) {
+    const ch = text[at] as string;
     if (ch === "(" || ch === "[" || ch === "{" || ch === "<") open.push(ch);
     else if (CLOSER_OF[ch] !== undefined) {
       if (open[open.length - 1] === CLOSER_OF[ch]) open.pop();
-      else unopened++;
+      else if (!prose.has(at)) unopened++;
     }
   }
   return unopened;
