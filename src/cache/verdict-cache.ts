@@ -838,23 +838,22 @@ function withDirectoryAdvice(error: unknown, path: string, readonly: boolean): u
 }
 
 /**
- * A cache opened to store verdicts must take writes: SQLite opens a write-protected file read-only
- * without a word, and the first verdict stored would then fail in the middle of a run (after an
- * ingest --overwrite had removed the previous pair). A file that does not exist yet is created.
+ * A cache opened to store verdicts must take writes: SQLite opens a write-protected file, or one
+ * on a read-only mount, read-only without a word, and the first verdict stored would then fail in
+ * the middle of a run (after an ingest --overwrite had removed the previous pair). So a run that
+ * would store nothing (every verdict cached) is refused too. A file that does not exist yet is created.
  */
 function assertWritable(path: string): void {
-  // A directory that takes no files (a read-only mount) fails the open itself, with its own advice (withDirectoryAdvice).
-  if (!isRegularFile(path) || !directoryTakesFiles(path)) return;
+  if (!isRegularFile(path)) return;
   try {
     accessSync(path, constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "not writable";
-    throw new CacheFileError(
-      "write_failed",
-      path,
-      `the cache file ${displayText(path)} is not writable (${code}): a run stores the verdicts it gets there; make the file writable, or name another cache file`,
-      { cause: error },
-    );
+    const fix =
+      code === "EROFS"
+        ? "it is on a read-only file system, and a run stores the verdicts it gets in it; copy it to a writable directory and name the copy"
+        : "a run stores the verdicts it gets there; make the file writable, or name another cache file";
+    throw new CacheFileError("write_failed", path, `the cache file ${displayText(path)} is not writable (${code}): ${fix}`, { cause: error });
   }
 }
 

@@ -3,7 +3,7 @@
 // to do instead of SQLite's bare code. The read-only bind mount needs `unshare -m` with the right to
 // mount (root in a container that allows it); without that the test is skipped, saying so.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -75,12 +75,18 @@ describe.runIf(mountable)("a verdict cache on a read-only mount", () => {
     );
     expect(stats.status).not.toBe(0);
 
+    // A command that writes the cache is refused before SQLite opens it read-only in silence.
     const prune = underReadOnly(folder, ["cache", "prune", "--cache", path, "--older-than", "30d"]);
     expect(prune.stdout).toBe("");
-    expect(prune.stderr).toMatch(
-      /^error: the cache file .*verdicts\.sqlite cannot be opened \(SQLITE_CANTOPEN\): its directory takes no new files here \(a read-only mount, or no write permission\), and a cache needs a writable directory/,
+    expect(prune.stderr).toBe(
+      `error: the cache file ${path} is not writable (EROFS): it is on a read-only file system, and a run stores the verdicts it gets in it; copy it to a writable directory and name the copy\n`,
     );
     expect(prune.status).not.toBe(0);
+    // So is a run that would have stored a verdict only after --overwrite removed the previous pair.
+    writeFileSync(join(dir, "r.jsonl"), '{"text":"a text not in the cache"}\n');
+    const run = underReadOnly(folder, ["ingest", join(dir, "r.jsonl"), "--manifest", join(dir, "m.json"), "--ollama-url", "http://127.0.0.1:9", "--cache", path]);
+    expect(run.stderr).toContain(`error: the cache file ${path} is not writable (EROFS)`);
+    expect(run.status).toBe(3);
 
     // The same file in a writable directory reads as before.
     const reread = VerdictCache.open(path, { readonly: true });
