@@ -19,6 +19,12 @@ export interface CliIo {
   /** Registers a handler for SIGINT, SIGTERM and SIGHUP (see INTERRUPTS); returns an unregister function. */
   readonly onSignal: (handler: (signal: NodeJS.Signals) => void) => () => void;
   /**
+   * Says that the command about to run takes no interrupts (it registers no onSignal handler):
+   * interrupts held since start-up (holdEarlyInterrupts) end the process now, as they would have
+   * without the hold, and later ones get Node's default. Absent in tests.
+   */
+  readonly releaseHeldInterrupts?: () => void;
+  /**
    * Ends the process now with `code`, for a second Ctrl-C that must not wait for anything.
    * Tests record the call instead; without it, a second interrupt is only reported.
    */
@@ -73,9 +79,10 @@ let held: HeldInterrupts | null = null;
  * Holds interrupts (INTERRUPTS) from now until a command registers its handler, which then gets
  * them in order: without this, a Ctrl-C while the process is still loading the modules a command
  * needs ends it with the signal's code (130), where the command (ingest: "interrupted by SIGINT;
- * nothing written", exit 3) says what it did. A command that takes no interrupts does not claim
- * them: after EARLY_HOLD_MS the first one is raised again and ends the process as it would have.
- * Only the entry point (main.ts) calls this.
+ * nothing written", exit 3) says what it did. A command that takes no interrupts releases them
+ * as it starts (releaseHeldInterrupts: the first one held is raised again and ends the process as
+ * it would have); should nothing claim or release them, that happens after EARLY_HOLD_MS. Only the
+ * entry point (main.ts) calls this.
  */
 export function holdEarlyInterrupts(): void {
   if (held !== null) return;
@@ -84,14 +91,29 @@ export function holdEarlyInterrupts(): void {
     timer: null,
     listener: (signal) => {
       state.signals.push(signal);
-      state.timer ??= setTimeout(() => {
-        claimEarlyInterrupts();
-        process.kill(process.pid, signal);
-      }, EARLY_HOLD_MS);
+      // Unreferenced: a finished command's process is not kept alive by it.
+      state.timer ??= setTimeout(releaseEarlyInterrupts, EARLY_HOLD_MS).unref();
     },
   };
   held = state;
   for (const signal of INTERRUPTS) process.on(signal, state.listener);
+}
+
+/** Ends the hold; the first interrupt held (if any) is raised again, with Node's default handling now. */
+function releaseEarlyInterrupts(): void {
+  const first = claimEarlyInterrupts()[0];
+  if (first === undefined) return;
+  try {
+    process.kill(process.pid, first);
+  } catch {
+    // A platform that cannot send this signal to itself: end as the signal would have.
+    process.exit(signalExitCode(first));
+  }
+}
+
+/** Ends the hold without acting on what it held (a finished command keeps its result). */
+export function dropHeldInterrupts(): void {
+  claimEarlyInterrupts();
 }
 
 /** The interrupts held so far (none unless holdEarlyInterrupts ran); holding ends. */
@@ -114,6 +136,7 @@ export function processIo(): CliIo {
     stderrIsTTY: process.stderr.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
     forceExit: (code) => process.exit(code),
+    releaseHeldInterrupts: releaseEarlyInterrupts,
     ...stdoutFile(),
     onSignal(handler) {
       for (const signal of INTERRUPTS) process.on(signal, handler);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Executable entry point: the only place that touches process exit state.
 import { tuneHeapGrowth } from "./heap-tuning.js";
-import { holdEarlyInterrupts, INTERRUPTS } from "./io.js";
+import { dropHeldInterrupts, holdEarlyInterrupts, INTERRUPTS } from "./io.js";
 import { compileRegexpsToMachineCode } from "./regexp-tuning.js";
 
 // First: an interrupt while the program loads goes to the command that takes interrupts, not to
@@ -12,6 +12,9 @@ compileRegexpsToMachineCode();
 const { runMain } = await import("./program.js");
 const code = await runMain(process.argv.slice(2));
 process.exitCode = code;
+// An interrupt still held (a command that neither took nor released it, such as --help) must not
+// turn the finished result into a signal death, as for one that comes after (below).
+dropHeldInterrupts();
 // The command has finished: its output is written, its locks released. An interrupt now can no
 // longer change what happened, so it must not turn the result into a signal death (exit 130).
 const keepResult = (): void => undefined;

@@ -28,6 +28,9 @@ async function disposeEmbeddedCanaries(state: RunState): Promise<void> {
   if (state.embeddedCanary === true) await (await import("../src/canary/embedded-probe.js")).disposeEmbeddedCanaries();
 }
 
+/** The commands that handle interrupts themselves (io.onSignal): an interrupt held while the program loaded is theirs. */
+const TAKES_INTERRUPTS: ReadonlySet<string> = new Set<CommandName>(["screen", "ingest", "serve", "eval", "model"]);
+
 function buildProgram(io: CliIo, state: RunState): Command {
   const program = new Command("little-canary")
     .description("Screen untrusted text for prompt injection before an agent or a RAG index consumes it.")
@@ -45,6 +48,8 @@ function buildProgram(io: CliIo, state: RunState): Command {
   // The root's hook runs before the command's own (cli/flags.ts moves a backend to canaryBackend).
   program.hook("preAction", (_root, action) => {
     if (typeof action.getOptionValue("canary") === "string") state.embeddedCanary = true;
+    // A command that registers no interrupt handler lets one held while the program loaded end it now.
+    if (!TAKES_INTERRUPTS.has(state.command)) io.releaseHeldInterrupts?.();
   });
   for (const make of [
     checkCommand,

@@ -28,6 +28,9 @@ export interface RunServiceOptions {
   readonly force: Promise<void>;
 }
 
+/** What a start-up wait that the first interrupt ended gives instead of its value. */
+const STOPPED: unique symbol = Symbol("stopped");
+
 /** Says, before the pre-start check of the canary, which canary it is and how long it may wait (nothing without a canary). */
 function logCanaryCheck(pipeline: SecurityPipeline, log: ServerLog): void {
   const d = pipeline.describe();
@@ -61,15 +64,25 @@ export async function runService(options: RunServiceOptions): Promise<number> {
   // hold a whole window refuses the start. A canary that accepts connections but never answers
   // holds the start for the model list's deadline, so the log says first what it waits for.
   logCanaryCheck(pipeline, log);
-  const served = await preflightCanary(pipeline).catch((error: unknown) => {
-    // An Ollama without the canary model: the service starts degraded (it never refuses, so
-    // putting it in front of a flow cannot break it) and the start-up log says what to pull.
-    // Its context is proved on the first call; an OpenAI-compatible server's proof was not
-    // made, so that start is refused.
-    if (!(error instanceof CanaryModelError) || pipeline.options.provider !== "ollama") throw error;
-    log("WARNING", error.message);
-    return null;
-  });
+  // The start-up waits (the canary check, the first health report) end at the first interrupt:
+  // a canary that never answers must not hold a Ctrl-C for the whole timeout.
+  const stopped = options.stop.then((): typeof STOPPED => STOPPED);
+  const served = await Promise.race([
+    stopped,
+    preflightCanary(pipeline).catch((error: unknown) => {
+      // An Ollama without the canary model: the service starts degraded (it never refuses, so
+      // putting it in front of a flow cannot break it) and the start-up log says what to pull.
+      // Its context is proved on the first call; an OpenAI-compatible server's proof was not
+      // made, so that start is refused.
+      if (!(error instanceof CanaryModelError) || pipeline.options.provider !== "ollama") throw error;
+      log("WARNING", error.message);
+      return null;
+    }),
+  ]);
+  if (served === STOPPED) {
+    log("INFO", "🐤 Interrupted before the service started: nothing was served");
+    return 0;
+  }
   const server = createServer(pipeline, { ...options.service, log });
   try {
     const port = await listenLoopback(server, options.port);
@@ -97,7 +110,13 @@ export async function runService(options: RunServiceOptions): Promise<number> {
       // Nothing can be fully screened without a canary, so fail-closed denies every text.
       if (d.onDegraded === "fail_closed") log("WARNING", "   Fail-closed without a canary: every check is denied (blocked_by fail_closed)");
     }
-    const report = await serviceControl(server)?.health?.refresh();
+    const health = await Promise.race([stopped, serviceControl(server)?.health?.refresh()]);
+    if (health === STOPPED) {
+      log("INFO", "🐤 Interrupted before the service was ready: shutting down");
+      await closeGracefully(server, options.force);
+      return 0;
+    }
+    const report = health;
     if (d.canaryEnabled) log("INFO", `   Available: ${report ? String(report.canary_available ?? "unknown") : "unknown"}`);
     log("INFO", `   Queue: ${options.service.maxConcurrent} concurrent, ${options.service.maxQueue} waiting`);
     log("INFO", `   Connections: at most ${options.service.maxConnections}`);

@@ -84,7 +84,16 @@ describe.runIf(mountable)("a verdict cache on a read-only mount", () => {
     expect(prune.status).not.toBe(0);
     // So is a run that would have stored a verdict only after --overwrite removed the previous pair.
     writeFileSync(join(dir, "r.jsonl"), '{"text":"a text not in the cache"}\n');
-    const run = underReadOnly(folder, ["ingest", join(dir, "r.jsonl"), "--manifest", join(dir, "m.json"), "--ollama-url", "http://127.0.0.1:9", "--cache", path]);
+    const run = underReadOnly(folder, [
+      "ingest",
+      join(dir, "r.jsonl"),
+      "--manifest",
+      join(dir, "m.json"),
+      "--ollama-url",
+      "http://127.0.0.1:9",
+      "--cache",
+      path,
+    ]);
     expect(run.stderr).toContain(`error: the cache file ${path} is not writable (EROFS)`);
     expect(run.status).toBe(3);
 

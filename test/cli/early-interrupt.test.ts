@@ -33,3 +33,10 @@ describe("interrupts before a command's handler", () => {
     expect(await run(["SIGTERM", "unclaimed"])).toEqual({ code: null, signal: "SIGTERM", stdout: "" });
   });
 });
+
+describe("a command that takes no interrupts (check)", () => {
+  it("an interrupt held while the program loaded ends it as the command starts: no verdict is printed", async () => {
+    // Without the release, the held interrupt would wait while the check ran to its verdict.
+    expect(await run(["SIGINT", "check"])).toEqual({ code: null, signal: "SIGINT", stdout: "" });
+  });
+});
