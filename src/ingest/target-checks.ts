@@ -38,8 +38,7 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   if (isInput(manifest)) throw new PublishError("--manifest must not be the input file");
   // An input file this user may not read is refused now, before --overwrite removes anything
   // (one that does not exist, or under a path part that is a file, is a refused setting in its
-  // own words). access(2) opens nothing,
-  // so a named pipe is not consumed.
+  // own words). access(2) opens nothing, so a named pipe is not consumed.
   const inputPath = targets.inputPath;
   if (inputPath !== null) {
     await access(inputPath, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
