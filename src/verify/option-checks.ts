@@ -29,6 +29,19 @@ export function labelOption(name: string, value: unknown): void {
   if (value !== undefined && (typeof value !== "string" || value === "")) throw new UsageError(`${name} must be a non-empty string`);
 }
 
+/** The options verifyFiles and verifyShardIndex share: where paths resolve, what the pin is called, the reading hooks. */
+export function checkReadingOptions(options: {
+  readonly cwd?: unknown;
+  readonly pinName?: unknown;
+  readonly onProgress?: unknown;
+  readonly onStrictRead?: unknown;
+}): void {
+  optionalPathOption("cwd", options.cwd);
+  labelOption("pinName", options.pinName);
+  callbackOption("onProgress", options.onProgress);
+  callbackOption("onStrictRead", options.onStrictRead);
+}
+
 /**
  * `callback` wrapped so that a throw inside it does not pass for a read failure (the readers it is
  * given to turn any error into "unreadable"): the first error is kept, later calls are skipped,

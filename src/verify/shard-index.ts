@@ -11,7 +11,7 @@ import { examineShards, type PairReadingHooks, type ShardIndexProblem, type Shar
 import { appendAll, type VerifyNote } from "./problems.js";
 import { normalizePin } from "./verify-files.js";
 import { refuseUnknownOptions } from "../core/guards.js";
-import { callbackOption, labelOption, optionalPathOption, pathOption } from "./option-checks.js";
+import { checkReadingOptions, pathOption } from "./option-checks.js";
 
 /** A shown path: printable ASCII as is (JSON-quoted), anything else not echoed. */
 export function displayPath(path: string): string {
@@ -89,10 +89,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
   // A misspelt pin (`expectIndexSHA256`) would otherwise verify the index unpinned in silence.
   refuseUnknownOptions("verifyShardIndex", options, VERIFY_SHARD_INDEX_OPTION_KEYS);
   pathOption("index", options.index);
-  optionalPathOption("cwd", options.cwd);
-  labelOption("pinName", options.pinName);
-  callbackOption("onProgress", options.onProgress);
-  callbackOption("onStrictRead", options.onStrictRead);
+  checkReadingOptions(options);
   const pinName = options.pinName ?? "expectIndexSha256";
   const pin = options.expectIndexSha256 == null ? null : normalizePin(options.expectIndexSha256, pinName);
   const indexPath = resolve(options.cwd ?? process.cwd(), options.index);

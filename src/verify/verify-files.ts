@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
-import { callbackOption, flagOption, guardedCallback, labelOption, optionalPathOption, pathOption } from "./option-checks.js";
+import { checkReadingOptions, flagOption, guardedCallback, optionalPathOption, pathOption } from "./option-checks.js";
 import { allowlistedAdmissions, appendAll, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ValueCap, type ReadDocument } from "../core/read-document.js";
@@ -163,11 +163,8 @@ export async function verifyFilesWithMode(
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
   pathOption("manifest", options.manifest);
   optionalPathOption("export", options.export);
-  optionalPathOption("cwd", options.cwd);
-  labelOption("pinName", options.pinName);
   flagOption("refuseAllowlisted", options.refuseAllowlisted);
-  callbackOption("onProgress", options.onProgress);
-  callbackOption("onStrictRead", options.onStrictRead);
+  checkReadingOptions(options);
   // A read size that is not a size would make every read fail: a caller's mistake, not an unreadable file.
   if (options.chunkBytes !== undefined && !(Number.isSafeInteger(options.chunkBytes) && options.chunkBytes >= 1 && options.chunkBytes <= MAX_CHUNK_BYTES)) {
     throw new UsageError(`chunkBytes must be a whole number of bytes from 1 to ${MAX_CHUNK_BYTES}`);
