@@ -20,12 +20,12 @@ export function flagOption(name: string, value: unknown): void {
 }
 
 /** Refuses an optional callback given as anything but a function. */
-export function callbackOption(name: string, value: unknown): void {
+function callbackOption(name: string, value: unknown): void {
   if (value !== undefined && typeof value !== "function") throw new UsageError(`${name} must be a function`);
 }
 
 /** Refuses an optional message label given as anything but a non-empty string. */
-export function labelOption(name: string, value: unknown): void {
+function labelOption(name: string, value: unknown): void {
   if (value !== undefined && (typeof value !== "string" || value === "")) throw new UsageError(`${name} must be a non-empty string`);
 }
 
