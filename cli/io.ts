@@ -72,8 +72,13 @@ interface HeldInterrupts {
   readonly signals: NodeJS.Signals[];
   readonly listener: (signal: NodeJS.Signals) => void;
   timer: NodeJS.Timeout | null;
+  /** Released (releaseEarlyInterrupts): a signal still on its way is raised again at once. */
+  released: boolean;
 }
 let held: HeldInterrupts | null = null;
+
+/** How long a released hold still listens: a signal the event loop caught but has not yet handed on. */
+const RELEASE_GRACE_MS = 100;
 
 /**
  * Holds interrupts (INTERRUPTS) from now until a command registers its handler, which then gets
@@ -89,7 +94,13 @@ export function holdEarlyInterrupts(): void {
   const state: HeldInterrupts = {
     signals: [],
     timer: null,
+    released: false,
     listener: (signal) => {
+      if (state.released) {
+        claimEarlyInterrupts();
+        raiseAgain(signal);
+        return;
+      }
       state.signals.push(signal);
       // Unreferenced: a finished command's process is not kept alive by it.
       state.timer ??= setTimeout(releaseEarlyInterrupts, EARLY_HOLD_MS).unref();
@@ -99,15 +110,35 @@ export function holdEarlyInterrupts(): void {
   for (const signal of INTERRUPTS) process.on(signal, state.listener);
 }
 
-/** Ends the hold; the first interrupt held (if any) is raised again, with Node's default handling now. */
+/**
+ * Ends the hold: the first interrupt held (if any) is raised again, with Node's default handling
+ * now. Removing the listener at once would lose a signal the event loop has caught but not yet
+ * delivered (the last listener gone, Node drops it), so the hold listens a moment longer and
+ * raises any that arrives the same way.
+ */
 function releaseEarlyInterrupts(): void {
-  const first = claimEarlyInterrupts()[0];
-  if (first === undefined) return;
+  const state = held;
+  if (state === null) return;
+  const first = state.signals[0];
+  if (first !== undefined) {
+    claimEarlyInterrupts();
+    raiseAgain(first);
+    return;
+  }
+  state.released = true;
+  if (state.timer !== null) clearTimeout(state.timer);
+  state.timer = setTimeout(() => {
+    if (held === state) claimEarlyInterrupts();
+  }, RELEASE_GRACE_MS).unref();
+}
+
+/** Raises `signal` again at this process, no listener of ours in the way. */
+function raiseAgain(signal: NodeJS.Signals): void {
   try {
-    process.kill(process.pid, first);
+    process.kill(process.pid, signal);
   } catch {
     // A platform that cannot send this signal to itself: end as the signal would have.
-    process.exit(signalExitCode(first));
+    process.exit(signalExitCode(signal));
   }
 }
 

@@ -12,13 +12,13 @@ compileRegexpsToMachineCode();
 const { runMain } = await import("./program.js");
 const code = await runMain(process.argv.slice(2));
 process.exitCode = code;
-// An interrupt still held (a command that neither took nor released it, such as --help) must not
-// turn the finished result into a signal death, as for one that comes after (below).
-dropHeldInterrupts();
 // The command has finished: its output is written, its locks released. An interrupt now can no
 // longer change what happened, so it must not turn the result into a signal death (exit 130).
 const keepResult = (): void => undefined;
 for (const signal of INTERRUPTS) process.on(signal, keepResult);
+// An interrupt still held (a command that neither took nor released it, such as --help) is
+// dropped the same way; keepResult is there first, so no signal finds the process without a listener.
+dropHeldInterrupts();
 // When nothing is left to run, exit at once rather than by running out of work: a natural exit
 // first tears the process down with the signal handlers already gone, and an interrupt landing in
 // those milliseconds killed a finished run (exit 130 after its summary). An explicit exit keeps

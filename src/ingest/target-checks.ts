@@ -36,13 +36,13 @@ export async function preflightTargets(targets: PublishTargets): Promise<void> {
   const streamed = targets.inputInode ?? null;
   const isInput = (target: FileIdentity): boolean => (input !== null ? sameFile(input, target) : streamed !== null && streamed === target.inode);
   if (isInput(manifest)) throw new PublishError("--manifest must not be the input file");
-  // An input file this user may not read is refused now, before --overwrite removes anything
-  // (one that does not exist, or under a path part that is a file, is a refused setting in its
-  // own words). access(2) opens nothing, so a named pipe is not consumed.
+  // An input file this user may not read (or a path through a file, ENOTDIR) is refused now,
+  // before --overwrite removes anything (one that does not exist is a refused setting in its own
+  // words). access(2) opens nothing, so a named pipe is not consumed.
   const inputPath = targets.inputPath;
   if (inputPath !== null) {
     await access(inputPath, constants.R_OK).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT" || error.code === "ENOTDIR") return;
+      if (error.code === "ENOENT") return;
       throw new PublishError(`could not read input file ${displayText(inputPath)} (${error.code ?? "not readable"})`);
     });
   }

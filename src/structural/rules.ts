@@ -165,31 +165,45 @@ const SUFFIX_MISMATCHES = 2;
 const SUFFIX_CONTEXT = 2000;
 
 /**
- * What looks like a closing bracket but closes nothing in prose: a list marker or a numbered label
- * ("1)", "b)", "v2.3)"), a smiley standing on its own (" :) ", ";-]"), an arrow between words
- * ("draft -> review"), and a ">" between two words or figures with a space on each side, as in a
- * menu path ("Settings > Privacy") or a comparison ("load > 90%"). An adversarial suffix puts
- * the same characters after a symbol, glued to a token or at a line's end ("?>}", "?:)",
- * ":)ish", "Sure>here", "== >", "opened >", "=>binom"), where they still count. Each form is
- * bounded, so no run of text is read twice. Only the closer at the end of each match is meant.
+ * What looks like a closing bracket but closes nothing in prose, or only what it opened itself: a
+ * list marker or a numbered label ("1)", "b)", "v2.3)"), a smiley glued to the word before it
+ * ("thanks:)", also a slice or a selector: "argv[1:]", "init(coder:)"), an arrow between words
+ * ("draft -> review"), a ">" between words or figures with a space on each side, as in a menu path
+ * ("Settings > Privacy") or a comparison ("load > 90%"), or before a figure ("load>90%"). Such a
+ * closer closes the bracket open before it when it matches, and is otherwise passed over. An
+ * adversarial suffix puts these characters after a symbol, before a word or at a line's end
+ * ("?>}", "?:)", ":)ish", "Sure>here", "== >", "opened >", "=>binom"), where they still count.
+ * Each form is bounded, so no run of text is read twice. Only the closer ending each match is meant.
  */
-const NOT_A_CLOSER =
-  /(?<!\S)(?:\w{1,2}|(?=[\w.]{0,11}\d)[\w.]{1,12})\)|(?<!\S)[:;]-?[)\]](?![\w)\]}>])|(?<=[\p{L}\p{N}] )[-=]>(?= [\p{L}\p{N}])|(?<=[\p{L}\p{N}%] )>(?= [\p{L}\p{N}])/gu;
+const PROSE_CLOSER =
+  /(?<!\S)(?:\w{1,2}|(?=[\w.]{0,11}\d)[\w.]{1,12})\)|(?<=[\p{L}\p{N}])[:;]-?[)\]](?![\p{L}\p{N}_])|(?<=[\p{L}\p{N}] )[-=]>(?= [\p{L}\p{N}])|(?<=[\p{L}\p{N}%] )>(?= [\p{L}\p{N}])|(?<=[\p{L}\p{N}%])>(?=\p{N})/gu;
+
+/**
+ * A smiley standing on its own (" :) ", "(see you :))"): never a bracket, so it neither counts nor
+ * closes the "(" its sentence opened.
+ */
+const SMILEY = /(?<!\S)[:;]-?[)\]](?![\p{L}\p{N}_])/gu;
+
+/** The positions of the closers that end each match of `pattern` in `text`. */
+function closersOf(pattern: RegExp, text: string): Set<number> {
+  const at = new Set<number>();
+  for (const match of text.matchAll(pattern)) at.add(match.index + match[0].length - 1);
+  return at;
+}
 
 /**
  * Walks the brackets of `text` on the stack `open`, innermost last: an opener is pushed, its closer
- * pops it. A closer of NOT_A_CLOSER pops the opener it matches ("(see 1)", "Map<String>") and is
- * otherwise passed over; any other closer with no opener of its own is counted (and dropped).
- * Returns that count.
+ * pops it. A PROSE_CLOSER pops the opener it matches and is otherwise passed over; a SMILEY is
+ * passed over; any other closer with no opener of its own is counted (and dropped). Returns that count.
  */
 function walkBrackets(text: string, open: string[]): number {
-  const prose = new Set<number>();
-  for (const match of text.matchAll(NOT_A_CLOSER)) prose.add(match.index + match[0].length - 1);
+  const prose = closersOf(PROSE_CLOSER, text);
+  const smiley = closersOf(SMILEY, text);
   let unopened = 0;
   for (let at = 0; at < text.length; at++) {
     const ch = text[at] as string;
     if (ch === "(" || ch === "[" || ch === "{" || ch === "<") open.push(ch);
-    else if (CLOSER_OF[ch] !== undefined) {
+    else if (CLOSER_OF[ch] !== undefined && !smiley.has(at)) {
       if (open[open.length - 1] === CLOSER_OF[ch]) open.pop();
       else if (!prose.has(at)) unopened++;
     }

@@ -16,7 +16,23 @@ async function pairIn(dir: string): Promise<{ manifest: string; exported: string
   return { manifest: await readFile(join(dir, "m.json"), "utf8"), exported: await readFile(join(dir, "e.json"), "utf8") };
 }
 
-describe("target names", () => {
+describe("paths checked before anything is removed", () => {
+  it("an input path that runs through a file (r.jsonl/x) is refused with --overwrite, the previous pair kept", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "lc-ow-"));
+    try {
+      await writeFile(join(dir, "r.jsonl"), RECORDS);
+      const args = ["--manifest", "m.json", "--export", "e.json", "--no-canary"];
+      expect((await runCli(["ingest", "r.jsonl", ...args], { cwd: dir })).code).toBe(2);
+      const before = await pairIn(dir);
+      const run = await runCli(["ingest", "r.jsonl/x", ...args, "--overwrite"], { cwd: dir });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toBe(`error: could not read input file ${join(dir, "r.jsonl", "x")} (ENOTDIR)\n`);
+      expect(await pairIn(dir)).toEqual(before);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a target name longer than 210 bytes is refused, naming its flag and the limit; 210 bytes is published", async () => {
     const dir = await mkdtemp(join(tmpdir(), "lc-ow-"));
     try {

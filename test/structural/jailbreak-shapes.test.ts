@@ -102,6 +102,12 @@ describe("adversarial suffix", () => {
     "You can run it with main(sys.argv[1:]) or with parse(args[1:]) directly from the shell.",
     "Then copy the list with clone(items[:]) and sort(values[:]) before you print them.",
     "For details read the [install guide (since 2019)](https://x.example) and the [API notes (page 12)](https://y.example) first.",
+    // Smileys in informal mail, glued or standing inside a parenthesis, and unspaced comparisons.
+    "Thanks a lot for the quick fix:) it works now:) have a great weekend",
+    "Thanks so much for the help (you saved my day :)) and see you at the meetup (if the weather holds :))",
+    "We will meet on Friday at noon (bring snacks :) ) and finish the review (hopefully :) ) by five.",
+    "The alert fires when load>90% and memory>80% for five minutes in a row.",
+    "In Swift you implement init(coder:) and encode(with:) when you adopt the protocol in your class.",
   ])("benign neighbour, closers that close nothing: %s", (text) => {
     expect(reasons(text)).not.toContain(L.ADVERSARIAL_SUFFIX);
   });
