@@ -179,7 +179,7 @@ export async function consumeIndex(options: ConsumeIndexOptions, handOn: (record
     if (sha256Hex(bytes) !== pin) return { ok: false, problems: ["index sha256 does not match --expect-index-sha256"] };
   } else warnings.push("WARNING: index not pinned; only the shards' consistency was checked, not their authenticity");
   // The index and every pair it lists, by the library (its read must hash to the same pin).
-  const verified = await verifyShardIndex({ index: options.indexPath, expectIndexSha256: pin || sha256Hex(bytes) });
+  const verified = await verifyShardIndex({ index: options.indexPath, expectIndexSha256: pin || sha256Hex(bytes), pinName: "--expect-index-sha256" });
   if (!verified.consistent) return { ok: false, problems: verified.problems.map((problem) => problem.message) };
   const read = readStrictDocument(bytes);
   const parsed = read.ok ? IngestIndexSchema.safeParse(read.value) : null;

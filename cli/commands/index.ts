@@ -3,6 +3,7 @@
 // Arguments → `buildShardIndex` (src/verbs/build-shard-index.ts) → print → INDEX_EXIT. The library
 // is imported when the command runs: defining it (for the program) stays cheap.
 import { Command } from "commander";
+import { UsageError } from "../../src/core/errors.js";
 import { INDEX_EXIT } from "../exit-codes.js";
 import { INDEX_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
@@ -19,6 +20,8 @@ export async function run(pairs: readonly string[], flags: IndexFlags, io: CliIo
     import("../../src/verbs/build-shard-index.js"),
     import("../index-output.js"),
   ]);
+  // An empty --out is refused in the flag's own words, not the library option's.
+  if (flags.out === "") throw new UsageError("index: --out must not be empty");
   const result = await buildShardIndex({ out: flags.out, pairs, cwd: io.cwd });
   if (result.written) {
     const report = flags.json ? `${JSON.stringify({ written: true, index_path: result.indexPath, index_sha256: result.indexSha256 })}\n` : indexSummary(result);

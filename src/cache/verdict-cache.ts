@@ -849,10 +849,13 @@ function assertWritable(path: string): void {
     accessSync(path, constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "not writable";
+    // Making the file writable is no fix when its directory takes no files either (SQLite keeps its -wal and -shm there).
     const fix =
       code === "EROFS"
         ? "it is on a read-only file system, and a run stores the verdicts it gets in it; copy it to a writable directory and name the copy"
-        : "a run stores the verdicts it gets there; make the file writable, or name another cache file";
+        : directoryTakesFiles(path)
+          ? "a run stores the verdicts it gets there; make the file writable, or name another cache file"
+          : "a run stores the verdicts it gets there, and its directory takes no new files either (SQLite keeps its -wal and -shm files beside it); copy it to a writable directory and name the copy";
     throw new CacheFileError("write_failed", path, `the cache file ${displayText(path)} is not writable (${code}): ${fix}`, { cause: error });
   }
 }

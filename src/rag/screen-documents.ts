@@ -106,7 +106,9 @@ export async function screenDocumentRecords<D>(
   const reads = new Map<number, DocumentRead>();
   const sources = new Map<number, string>();
   if (!Array.isArray(documents)) throw new UsageError("the documents to screen must be an array");
-  documents.forEach((document, index) => {
+  // Dense: a hole of a sparse array is an entry (undefined) like any other, never skipped.
+  const list: readonly D[] = Array.from(documents);
+  list.forEach((document, index) => {
     let read: DocumentFields;
     try {
       read = fields(document);
@@ -114,7 +116,7 @@ export async function screenDocumentRecords<D>(
       // Not a document at all (null from a retriever, a number, a node without its node): never
       // passed on, reported as held like any other malformed one.
       reads.set(index, { text: undefined, id: null, metadata: null });
-      early.push({ document, index, reasons: ["malformed"], detail: `document ${index} cannot be read (${errorClassName(error)})` });
+      early.push({ document, index, reasons: ["malformed"], detail: `document ${index} cannot be read (${safeClassName(error)})` });
       return;
     }
     const { text, id, metadata } = read;
@@ -151,18 +153,18 @@ export async function screenDocumentRecords<D>(
   for (const held of early) outcome.set(held.index, held);
   for (const entry of manifestFacts(run.manifest.document)) {
     const index = inputOf[entry.index] as number;
-    const document = documents[index] as D;
+    const document = list[index] as D;
     outcome.set(index, entry.admission === "admitted" ? "admitted" : { document, index, reasons: entry.hold_reasons, detail: entry.detail });
   }
   const heldIndices = new Set([...outcome].flatMap(([index, result]) => (result === "admitted" ? [] : [index])));
   for (const [index, first] of siblingsToHold(sources, heldIndices)) {
     const reasons = (outcome.get(first) as HeldDocument<D>).reasons.join(", ");
     const detail = `held with its source document: document ${first} of the same source was held (${reasons})`;
-    outcome.set(index, { document: documents[index] as D, index, reasons: ["sibling_held"], detail });
+    outcome.set(index, { document: list[index] as D, index, reasons: ["sibling_held"], detail });
   }
   const admitted: ScreenedFields[] = [];
   const held: HeldDocument<D>[] = [];
-  documents.forEach((_, index) => {
+  list.forEach((_, index) => {
     const result = outcome.get(index);
     if (result === "admitted") {
       const { text, id, metadata } = reads.get(index) ?? {};
@@ -173,6 +175,15 @@ export async function screenDocumentRecords<D>(
     else throw new LittleCanaryError("config", `document ${index} has no outcome`);
   });
   return { admitted, held, reads };
+}
+
+/** The class name of what a document's read threw, or "Error" when even asking throws. */
+function safeClassName(error: unknown): string {
+  try {
+    return errorClassName(error);
+  } catch {
+    return "Error";
+  }
 }
 
 // Holding a source document whole: screening chunks one by one lets a payload's neighbours through

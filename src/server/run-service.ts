@@ -66,10 +66,16 @@ export async function runService(options: RunServiceOptions): Promise<number> {
   logCanaryCheck(pipeline, log);
   // The start-up waits (the canary check, the first health report) end at the first interrupt:
   // a canary that never answers must not hold a Ctrl-C for the whole timeout.
-  const stopped = options.stop.then((): typeof STOPPED => STOPPED);
+  let interrupted = false;
+  const stopped = options.stop.then((): typeof STOPPED => {
+    interrupted = true;
+    return STOPPED;
+  });
   const served = await Promise.race([
     stopped,
     preflightCanary(pipeline).catch((error: unknown) => {
+      // A check abandoned at an interrupt ends in silence: the log already said how the start ended.
+      if (interrupted) return null;
       // An Ollama without the canary model: the service starts degraded (it never refuses, so
       // putting it in front of a flow cannot break it) and the start-up log says what to pull.
       // Its context is proved on the first call; an OpenAI-compatible server's proof was not
@@ -113,8 +119,7 @@ export async function runService(options: RunServiceOptions): Promise<number> {
     const health = await Promise.race([stopped, serviceControl(server)?.health?.refresh()]);
     if (health === STOPPED) {
       log("INFO", "🐤 Interrupted before the service was ready: shutting down");
-      await closeGracefully(server, options.force);
-      return 0;
+      return await closeGracefully(server, options.force);
     }
     const report = health;
     if (d.canaryEnabled) log("INFO", `   Available: ${report ? String(report.canary_available ?? "unknown") : "unknown"}`);

@@ -31,6 +31,14 @@ export interface VerifyVerbOptions {
 
 /** Verifies one pair or a sharded run's index (see `verifyFiles` and `verifyShardIndex`); refuses (UsageError) options that mix a pair's and an index's. */
 export async function verify(options: VerifyVerbOptions) {
+  // An empty path is refused in the flag's own words, not the library option's.
+  for (const [flag, value] of [
+    ["--manifest", options.manifest],
+    ["--export", options.export],
+    ["--index", options.index],
+  ] as const) {
+    if (value === "") throw new UsageError(`${flag} must not be empty`);
+  }
   if (options.index !== undefined || options.expectIndexSha256 !== undefined) {
     // Never silently ignored: an index run does not apply it to the pairs it lists.
     if (options.refuseAllowlisted === true) throw new UsageError("--no-allowlisted checks one pair (--manifest): it is not supported with --index");

@@ -14,19 +14,24 @@ export function optionalPathOption(name: string, value: unknown): void {
   if (value != null) pathOption(name, value);
 }
 
-/** Refuses an optional flag given as anything but true or false: "true" or 1 must not read as false. */
+/** Refuses an optional flag (null or undefined: not given) given as anything but true or false: "true" or 1 must not read as false. */
 export function flagOption(name: string, value: unknown): void {
-  if (value !== undefined && typeof value !== "boolean") throw new UsageError(`${name} must be true or false`);
+  if (value != null && typeof value !== "boolean") throw new UsageError(`${name} must be true or false`);
 }
 
-/** Refuses an optional callback given as anything but a function. */
+/** Refuses an optional callback (null or undefined: not given) given as anything but a function. */
 function callbackOption(name: string, value: unknown): void {
-  if (value !== undefined && typeof value !== "function") throw new UsageError(`${name} must be a function`);
+  if (value != null && typeof value !== "function") throw new UsageError(`${name} must be a function`);
 }
 
-/** Refuses an optional message label given as anything but a non-empty string. */
+/** Refuses an optional message label (null or undefined: not given) given as anything but a non-empty string. */
 function labelOption(name: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== "string" || value === "")) throw new UsageError(`${name} must be a non-empty string`);
+  if (value != null && (typeof value !== "string" || value === "")) throw new UsageError(`${name} must be a non-empty string`);
+}
+
+/** Refuses a directory to resolve against (null, undefined or "": the process's) given as anything but a string. */
+function cwdOption(value: unknown): void {
+  if (value != null && typeof value !== "string") throw new UsageError("cwd must be a path string");
 }
 
 /** The options verifyFiles and verifyShardIndex share: where paths resolve, what the pin is called, the reading hooks. */
@@ -36,7 +41,7 @@ export function checkReadingOptions(options: {
   readonly onProgress?: unknown;
   readonly onStrictRead?: unknown;
 }): void {
-  optionalPathOption("cwd", options.cwd);
+  cwdOption(options.cwd);
   labelOption("pinName", options.pinName);
   callbackOption("onProgress", options.onProgress);
   callbackOption("onStrictRead", options.onStrictRead);
@@ -53,7 +58,7 @@ export function guardedCallback<A extends unknown[]>(
   readonly call: ((...args: A) => void) | undefined;
   readonly rethrow: () => void;
 } {
-  if (callback === undefined) return { call: undefined, rethrow: () => {} };
+  if (callback == null) return { call: undefined, rethrow: () => {} };
   let failure: { error: unknown } | null = null;
   return {
     call: (...args) => {

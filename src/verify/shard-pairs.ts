@@ -336,7 +336,9 @@ export interface PairReadingHooks {
  * any file content.
  */
 export async function examineShards(pairs: readonly ShardPair[], indexDir: string, hooks: PairReadingHooks = {}): Promise<ExaminedShards> {
-  const { onProgress, onStrictRead } = hooks;
+  // null is "not given", as everywhere in the options.
+  const onProgress = hooks.onProgress ?? undefined;
+  const onStrictRead = hooks.onStrictRead ?? undefined;
   const problems: ShardIndexProblem[] = [];
   const examined: ExaminedPair[] = [];
   let readable = true;

@@ -219,6 +219,10 @@ describe("LittleCanaryCompressor in a retriever pipeline", () => {
       [2, ["malformed"]],
     ]);
     expect(heldBy.at(-1)?.[0]?.detail).toBe("document 1 cannot be read (TypeError)");
+    // A hole in a sparse array is an entry like null, and the entries after it keep their places.
+    const sparse = [good(), , good()] as never;
+    expect((await compressor.compressDocuments(sparse, "q")).map((d) => d.id)).toEqual(["ok", "ok"]);
+    expect(heldBy.at(-1)?.map((h) => [h.index, h.reasons])).toEqual([[1, ["malformed"]]]);
     // Flagging passes held documents on; what could not be read is not a document to pass on.
     const flagging = new LittleCanaryCompressor({ pipeline: pipeline(), held: "flag" });
     expect((await flagging.compressDocuments([good(), null] as never, "q")).map((d) => d.id)).toEqual(["ok"]);

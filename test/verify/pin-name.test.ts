@@ -44,7 +44,7 @@ describe("the pin's name in verify messages", () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ manifest: 5 }, "manifest must be a non-empty path string"],
       [{ manifest: "m.json", export: 5 }, "export must be a non-empty path string"],
-      [{ manifest: "m.json", cwd: 5 }, "cwd must be a non-empty path string"],
+      [{ manifest: "m.json", cwd: 5 }, "cwd must be a path string"],
       [{ manifest: "m.json", refuseAllowlisted: "true" }, "refuseAllowlisted must be true or false"],
       [{ manifest: "m.json", refuseAllowlisted: 1 }, "refuseAllowlisted must be true or false"],
       [{ manifest: "m.json", onProgress: 5 }, "onProgress must be a function"],
@@ -55,6 +55,26 @@ describe("the pin's name in verify messages", () => {
       await expect(verifyFiles({ cwd: dir, ...options } as never), words).rejects.toThrow(new UsageError(words));
     }
     expect(() => verifyExport({}, {}, { refuseAllowlisted: "true" } as never)).toThrow(new UsageError("refuseAllowlisted must be true or false"));
+  });
+
+  it("null stands for an option not given, and cwd '' for the process's directory, as before the checks", async () => {
+    const result = await verifyFiles({
+      manifest: "m.json",
+      cwd: dir,
+      export: null,
+      pinName: null,
+      refuseAllowlisted: null,
+      onProgress: null,
+      onStrictRead: null,
+    } as never);
+    expect(result.readable).toBe(true);
+    const here = process.cwd();
+    try {
+      process.chdir(dir);
+      expect((await verifyFiles({ manifest: "m.json", cwd: "" })).readable).toBe(true);
+    } finally {
+      process.chdir(here);
+    }
   });
 
   it("an onProgress that throws makes verifyFiles reject with its own error, not report unreadable files", async () => {

@@ -62,7 +62,7 @@ describe("buildShardIndex and verifyShardIndex", () => {
     );
     await refused(() => verifyShardIndex(undefined as never), "verifyShardIndex options must be an object");
     await refused(() => verifyShardIndex({} as never), "index must be a non-empty path string");
-    await refused(() => verifyShardIndex({ index: "index-options.json", cwd: 5 } as never), "cwd must be a non-empty path string");
+    await refused(() => verifyShardIndex({ index: "index-options.json", cwd: 5 } as never), "cwd must be a path string");
     await refused(() => verifyShardIndex({ index: "index-options.json", cwd: dir, onProgress: 5 } as never), "onProgress must be a function");
     await refused(() => verifyShardIndex({ index: "index-options.json", expectIndexSha256: "zz", cwd: dir }), "expectIndexSha256 must be 64 hex digits");
     const wrong = await verifyShardIndex({ index: "index-options.json", expectIndexSha256: "0".repeat(64), cwd: dir });
