@@ -23,7 +23,7 @@ export interface CliIo {
    * interrupts held since start-up (holdEarlyInterrupts) end the process now, as they would have
    * without the hold, and later ones get Node's default. Absent in tests.
    */
-  readonly releaseHeldInterrupts?: () => void;
+  readonly releaseHeldInterrupts?: () => Promise<void>;
   /**
    * Ends the process now with `code`, for a second Ctrl-C that must not wait for anything.
    * Tests record the call instead; without it, a second interrupt is only reported.
@@ -72,13 +72,8 @@ interface HeldInterrupts {
   readonly signals: NodeJS.Signals[];
   readonly listener: (signal: NodeJS.Signals) => void;
   timer: NodeJS.Timeout | null;
-  /** Released (releaseEarlyInterrupts): a signal still on its way is raised again at once. */
-  released: boolean;
 }
 let held: HeldInterrupts | null = null;
-
-/** How long a released hold still listens: a signal the event loop caught but has not yet handed on. */
-const RELEASE_GRACE_MS = 100;
 
 /**
  * Holds interrupts (INTERRUPTS) from now until a command registers its handler, which then gets
@@ -94,16 +89,10 @@ export function holdEarlyInterrupts(): void {
   const state: HeldInterrupts = {
     signals: [],
     timer: null,
-    released: false,
     listener: (signal) => {
-      if (state.released) {
-        claimEarlyInterrupts();
-        raiseAgain(signal);
-        return;
-      }
       state.signals.push(signal);
       // Unreferenced: a finished command's process is not kept alive by it.
-      state.timer ??= setTimeout(releaseEarlyInterrupts, EARLY_HOLD_MS).unref();
+      state.timer ??= setTimeout(() => void releaseEarlyInterrupts(), EARLY_HOLD_MS).unref();
     },
   };
   held = state;
@@ -112,24 +101,16 @@ export function holdEarlyInterrupts(): void {
 
 /**
  * Ends the hold: the first interrupt held (if any) is raised again, with Node's default handling
- * now. Removing the listener at once would lose a signal the event loop has caught but not yet
- * delivered (the last listener gone, Node drops it), so the hold listens a moment longer and
- * raises any that arrives the same way.
+ * from then on, which ends the process even in the middle of synchronous work. A signal the event
+ * loop has caught but not yet handed to the listener would be lost if the listener went at once
+ * (with the last listener gone, Node drops it), so two turns of the loop pass first (a whole poll
+ * phase between them, where such a signal is delivered); nothing else runs meanwhile.
  */
-function releaseEarlyInterrupts(): void {
-  const state = held;
-  if (state === null) return;
-  const first = state.signals[0];
-  if (first !== undefined) {
-    claimEarlyInterrupts();
-    raiseAgain(first);
-    return;
-  }
-  state.released = true;
-  if (state.timer !== null) clearTimeout(state.timer);
-  state.timer = setTimeout(() => {
-    if (held === state) claimEarlyInterrupts();
-  }, RELEASE_GRACE_MS).unref();
+async function releaseEarlyInterrupts(): Promise<void> {
+  if (held === null) return;
+  for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+  const first = claimEarlyInterrupts()[0];
+  if (first !== undefined) raiseAgain(first);
 }
 
 /** Raises `signal` again at this process, no listener of ours in the way. */

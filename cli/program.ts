@@ -46,10 +46,10 @@ function buildProgram(io: CliIo, state: RunState): Command {
     state.command = sub.name() as CommandName;
   });
   // The root's hook runs before the command's own (cli/flags.ts moves a backend to canaryBackend).
-  program.hook("preAction", (_root, action) => {
+  program.hook("preAction", async (_root, action) => {
     if (typeof action.getOptionValue("canary") === "string") state.embeddedCanary = true;
     // A command that registers no interrupt handler lets one held while the program loaded end it now.
-    if (!TAKES_INTERRUPTS.has(state.command)) io.releaseHeldInterrupts?.();
+    if (!TAKES_INTERRUPTS.has(state.command)) await io.releaseHeldInterrupts?.();
   });
   for (const make of [
     checkCommand,

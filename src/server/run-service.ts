@@ -28,6 +28,13 @@ export interface RunServiceOptions {
   readonly force: Promise<void>;
 }
 
+/** Logs how the service stopped: every request answered, or how many a second interrupt left unanswered; returns that count. */
+function logUnanswered(log: ServerLog, unanswered: number): number {
+  if (unanswered === 0) log("INFO", "🐤 Stopped");
+  else log("WARNING", `🐤 Stopped with ${unanswered} request${unanswered === 1 ? "" : "s"} unanswered: a second interrupt cut the drain short`);
+  return unanswered;
+}
+
 /** What a start-up wait that the first interrupt ended gives instead of its value. */
 const STOPPED: unique symbol = Symbol("stopped");
 
@@ -119,7 +126,7 @@ export async function runService(options: RunServiceOptions): Promise<number> {
     const health = await Promise.race([stopped, serviceControl(server)?.health?.refresh()]);
     if (health === STOPPED) {
       log("INFO", "🐤 Interrupted before the service was ready: shutting down");
-      return await closeGracefully(server, options.force);
+      return logUnanswered(log, await closeGracefully(server, options.force));
     }
     const report = health;
     if (d.canaryEnabled) log("INFO", `   Available: ${report ? String(report.canary_available ?? "unknown") : "unknown"}`);
@@ -139,13 +146,7 @@ export async function runService(options: RunServiceOptions): Promise<number> {
     }
     await options.stop;
     log("INFO", "🐤 Shutting down...");
-    const unanswered = await closeGracefully(server, options.force);
-    if (unanswered > 0) {
-      log("WARNING", `🐤 Stopped with ${unanswered} request${unanswered === 1 ? "" : "s"} unanswered: a second interrupt cut the drain short`);
-      return unanswered;
-    }
-    log("INFO", "🐤 Stopped");
-    return 0;
+    return logUnanswered(log, await closeGracefully(server, options.force));
   } finally {
     if (server.listening) server.closeAllConnections();
   }

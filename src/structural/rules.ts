@@ -166,28 +166,32 @@ const SUFFIX_CONTEXT = 2000;
 
 /**
  * What looks like a closing bracket but closes nothing in prose, or only what it opened itself: a
- * list marker or a numbered label ("1)", "b)", "v2.3)"), a smiley glued to the word before it
- * ("thanks:)", also a slice or a selector: "argv[1:]", "init(coder:)"), an arrow between words
- * ("draft -> review"), a ">" between words or figures with a space on each side, as in a menu path
- * ("Settings > Privacy") or a comparison ("load > 90%"), or before a figure ("load>90%"). Such a
+ * list marker or a numbered label ("1)", "b)", "iii)", "v2.3)"), a smiley glued to the word before
+ * it ("thanks:)", also a selector: "init(coder:)"), an arrow between words or figures ("draft ->
+ * review", "1->5"), a ">" between words or figures with a space before it, as in a menu path
+ * ("Settings > Privacy") or a comparison ("load > 90%", "is >90%"), or before a figure ("load>90%"). Such a
  * closer closes the bracket open before it when it matches, and is otherwise passed over. An
  * adversarial suffix puts these characters after a symbol, before a word or at a line's end
  * ("?>}", "?:)", ":)ish", "Sure>here", "== >", "opened >", "=>binom"), where they still count.
  * Each form is bounded, so no run of text is read twice. Only the closer ending each match is meant.
  */
 const PROSE_CLOSER =
-  /(?<!\S)(?:\w{1,2}|(?=[\w.]{0,11}\d)[\w.]{1,12})\)|(?<=[\p{L}\p{N}])[:;]-?[)\]](?![\p{L}\p{N}_])|(?<=[\p{L}\p{N}] )[-=]>(?= [\p{L}\p{N}])|(?<=[\p{L}\p{N}%] )>(?= [\p{L}\p{N}])|(?<=[\p{L}\p{N}%])>(?=\p{N})/gu;
+  /(?<!\S)(?:\w{1,2}|[ivxlc]{1,6}|(?=[\w.]{0,11}\d)[\w.]{1,12})\)|(?<=[\p{L}\p{N}])[:;]-?\)(?![\p{L}\p{N}_([{<])|(?<=[\p{L}\p{N}] )[-=]>(?= [\p{L}\p{N}])|(?<=\p{N})[-=]>(?=\p{N})|(?<=[\p{L}\p{N}%] )>(?= ?[\p{L}\p{N}])|(?<=[\p{L}\p{N}%])>(?=\p{N})/gu;
 
 /**
- * A smiley standing on its own (" :) ", "(see you :))"): never a bracket, so it neither counts nor
- * closes the "(" its sentence opened.
+ * A smiley standing on its own (" :) ", " :)) ", " =) ", "(see you :))"): never a bracket, so it
+ * neither counts nor closes the "(" its sentence opened.
  */
-const SMILEY = /(?<!\S)[:;]-?[)\]](?![\p{L}\p{N}_])/gu;
+const SMILEY = /(?<!\S)[:;=]-?(?:\){1,3}|\]{1,3})(?![\p{L}\p{N}_([{<])/gu;
 
-/** The positions of the closers that end each match of `pattern` in `text`. */
-function closersOf(pattern: RegExp, text: string): Set<number> {
+/** The positions of the closers in each match of `pattern` in `text` (`every`), or of the last character of each. */
+function closersOf(pattern: RegExp, text: string, every = false): Set<number> {
   const at = new Set<number>();
-  for (const match of text.matchAll(pattern)) at.add(match.index + match[0].length - 1);
+  for (const match of text.matchAll(pattern)) {
+    const end = match.index + match[0].length;
+    if (!every) at.add(end - 1);
+    else for (let i = match.index; i < end; i++) if (CLOSER_OF[text[i] as string] !== undefined) at.add(i);
+  }
   return at;
 }
 
@@ -198,7 +202,7 @@ function closersOf(pattern: RegExp, text: string): Set<number> {
  */
 function walkBrackets(text: string, open: string[]): number {
   const prose = closersOf(PROSE_CLOSER, text);
-  const smiley = closersOf(SMILEY, text);
+  const smiley = closersOf(SMILEY, text, true);
   let unopened = 0;
   for (let at = 0; at < text.length; at++) {
     const ch = text[at] as string;
