@@ -14,7 +14,7 @@ import { writeFileAtomic } from "../publish/atomic-write.js";
 import type { PublishFs } from "../publish/fs.js";
 import { displayPath } from "../verify/shard-index.js";
 import { examineShards, type ShardIndexProblem, type ShardPair } from "../verify/shard-pairs.js";
-import { optionalPathOption, pathOption } from "../verify/option-checks.js";
+import { cwdOption, pathOption } from "../verify/option-checks.js";
 
 /** Splits `MANIFEST:EXPORT` at its one colon (a path with a colon cannot be told apart); throws UsageError otherwise. */
 export function parseShardPairArgument(argument: string): { manifest: string; export: string } {
@@ -79,7 +79,7 @@ export async function buildShardIndex(options: BuildShardIndexOptions): Promise<
   // A misspelt option (`overwrit`) is refused, never ignored.
   refuseUnknownOptions("buildShardIndex", options, BUILD_SHARD_INDEX_OPTION_KEYS);
   pathOption("out", options.out);
-  optionalPathOption("cwd", options.cwd);
+  cwdOption(options.cwd);
   if (!Array.isArray(options.pairs)) throw new UsageError("pairs must be an array of MANIFEST:EXPORT strings or { manifest, export } objects");
   for (const [position, pair] of options.pairs.entries()) {
     if (typeof pair === "string") continue;

@@ -30,7 +30,7 @@ function labelOption(name: string, value: unknown): void {
 }
 
 /** Refuses a directory to resolve against (null, undefined or "": the process's) given as anything but a string. */
-function cwdOption(value: unknown): void {
+export function cwdOption(value: unknown): void {
   if (value != null && typeof value !== "string") throw new UsageError("cwd must be a path string");
 }
 
