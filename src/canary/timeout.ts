@@ -4,11 +4,13 @@
 import { ConfigError, UsageError } from "../core/errors.js";
 
 /**
- * The longest timeout in seconds: Node's timers hold at most 2^31 - 1 ms (about 24.8 days), and a
- * longer delay fires after 1 ms instead (with only a process warning), which would make every
- * canary call time out at once.
+ * The longest delay Node's timers hold, 2^31 - 1 ms (about 24.8 days): a longer one fires after
+ * 1 ms instead (with only a process warning).
  */
-export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The longest timeout in seconds (MAX_TIMER_MS): a longer one would make every canary call time out at once. */
+export const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 /** The rule a timeout is held to, in the words of every refusal. */
 const TIMEOUT_RULE = `a finite positive number of seconds, at most ${MAX_TIMEOUT_SECONDS} (about 24.8 days)`;

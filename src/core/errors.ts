@@ -56,10 +56,18 @@ export class AfterPublicationError extends LittleCanaryError {
   }
 }
 
-/** The error's class name if it looks like an identifier, so no message text can leak through it. */
+/**
+ * The error's class name if it looks like an identifier, so no message text can leak through it;
+ * "Error" otherwise, and when merely asking throws (a hostile getter).
+ */
 export function errorClassName(error: unknown): string {
   if (typeof error !== "object" || error === null) return "Error";
-  const name = (error as { constructor?: { name?: unknown } }).constructor?.name;
+  let name: unknown;
+  try {
+    name = (error as { constructor?: { name?: unknown } }).constructor?.name;
+  } catch {
+    return "Error";
+  }
   return typeof name === "string" && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : "Error";
 }
 

@@ -40,6 +40,11 @@ function resembles(known: string, key: string): boolean {
 /** Most options a refusal lists when it has no near miss to suggest. */
 const MAX_LISTED_OPTIONS = 8;
 
+/** Whether `value` can screen a text the way a pipeline does: an object with a `check` method. */
+export function hasCheckMethod(value: unknown): value is { check(text: string): unknown } {
+  return typeof value === "object" && value !== null && typeof (value as { check?: unknown }).check === "function";
+}
+
 /**
  * Throws UsageError for the first key of a library caller's options object that `known` does
  * not list (`unknown <where> option "modee"; did you mean 'mode'?`, or with no near miss and at

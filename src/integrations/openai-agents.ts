@@ -5,7 +5,7 @@
 // saw the text. Decisions come from classifyForHost like every other adapter; under `fail_closed`
 // `warn` trips the wire too, since this host has no channel to show a warning. `outputInfo`
 // never contains the input text, and a failing checker is named by its error's class only.
-import { isPlainObject } from "../core/guards.js";
+import { hasCheckMethod, isPlainObject } from "../core/guards.js";
 import { UsageError } from "../core/errors.js";
 import { codePointLength } from "../core/codepoints.js";
 import type { DegradedPolicy } from "../canary/pipeline-options.js";
@@ -88,9 +88,7 @@ function resolvePolicy(options: LittleCanaryGuardrailOptions): DegradedPolicy {
 
 function checkFunction(checker: GuardrailChecker): (text: string) => unknown {
   if (typeof checker === "function") return checker;
-  if (typeof checker === "object" && checker !== null && typeof (checker as { check?: unknown }).check === "function") {
-    return (text) => (checker as { check(text: string): unknown }).check(text);
-  }
+  if (hasCheckMethod(checker)) return (text) => checker.check(text);
   throw new TypeError("littleCanaryInputGuardrail needs a checker with .check(text) or a function");
 }
 

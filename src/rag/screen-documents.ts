@@ -116,7 +116,7 @@ export async function screenDocumentRecords<D>(
       // Not a document at all (null from a retriever, a number, a node without its node): never
       // passed on, reported as held like any other malformed one.
       reads.set(index, { text: undefined, id: null, metadata: null });
-      early.push({ document, index, reasons: ["malformed"], detail: `document ${index} cannot be read (${safeClassName(error)})` });
+      early.push({ document, index, reasons: ["malformed"], detail: `document ${index} cannot be read (${errorClassName(error)})` });
       return;
     }
     const { text, id, metadata } = read;
@@ -175,15 +175,6 @@ export async function screenDocumentRecords<D>(
     else throw new LittleCanaryError("config", `document ${index} has no outcome`);
   });
   return { admitted, held, reads };
-}
-
-/** The class name of what a document's read threw, or "Error" when even asking throws. */
-function safeClassName(error: unknown): string {
-  try {
-    return errorClassName(error);
-  } catch {
-    return "Error";
-  }
 }
 
 // Holding a source document whole: screening chunks one by one lets a payload's neighbours through

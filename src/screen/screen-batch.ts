@@ -11,7 +11,7 @@ import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, type CanaryOutageReason, failedCanaryReason, observeCanary } from "../pipeline/circuit-breaker.js";
 import { ReasonTally, type ReasonCounts } from "../pipeline/reason-tally.js";
-import { refuseUnknownOptions } from "../core/guards.js";
+import { hasCheckMethod, refuseUnknownOptions } from "../core/guards.js";
 import { UsageError } from "../core/errors.js";
 import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-ordered.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
@@ -57,9 +57,9 @@ export async function screenBatch(
   options: ScreenOptions = {},
 ): Promise<BatchDocument> {
   refuseUnknownOptions("screenBatch", options, SCREEN_OPTION_KEYS);
-  if (!Array.isArray(records) || !hasCheck(pipeline)) {
+  if (!Array.isArray(records) || !hasCheckMethod(pipeline)) {
     // The commonest slip: the pipeline first (ingestRecords takes its pipeline first, screenBatch its items).
-    const swapped = Array.isArray(pipeline) && hasCheck(records) ? " (the first argument is the pipeline: pass the items first)" : "";
+    const swapped = Array.isArray(pipeline) && hasCheckMethod(records) ? " (the first argument is the pipeline: pass the items first)" : "";
     throw new UsageError(
       `screenBatch(items, pipeline, options?) takes an array of items first, each a string or { text, id?, source?, metadata? }, then the pipeline${swapped}`,
     );
@@ -78,11 +78,6 @@ export async function screenBatch(
   })();
   const tally = await screenStream(source, run, async (item) => void results.push(item));
   return BatchDocumentSchema.parse({ ...tally.rest(), items: results }) as BatchDocument;
-}
-
-/** Whether `value` can screen a text: an object with a `check` method. */
-function hasCheck(value: unknown): boolean {
-  return typeof value === "object" && value !== null && typeof (value as { check?: unknown }).check === "function";
 }
 
 /** Canonical JSON of a batch document (core/canonical.ts): the exact bytes `screen` prints. */

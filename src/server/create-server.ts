@@ -7,6 +7,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { errorClassName } from "../core/errors.js";
+import { MAX_TIMER_MS } from "../canary/timeout.js";
 import { pendingHealthReport, type HealthReport } from "../pipeline/health.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { batchState } from "../screen/batch-state.js";
@@ -261,9 +262,6 @@ function integerAtLeast(name: string, value: number, min = 1): number {
   if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer ≥ ${min}`);
   return value;
 }
-
-/** The longest delay Node's timers hold (a longer one fires after 1 ms instead). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A deadline in milliseconds: an integer from `min` to MAX_TIMER_MS. */
 function timerMs(name: string, value: number, min = 1): number {

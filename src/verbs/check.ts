@@ -3,7 +3,7 @@
 import type { Readable } from "node:stream";
 import { decodeStrictText } from "../core/strict-document.js";
 import { UsageError } from "../core/errors.js";
-import { refuseUnknownOptions } from "../core/guards.js";
+import { hasCheckMethod, refuseUnknownOptions } from "../core/guards.js";
 import { isBlankText } from "../core/codepoints.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { PipelineBase } from "../pipeline/base.js";
@@ -99,7 +99,7 @@ async function screenOneText(options: CheckTextOptions, words: NothingToScreenWo
   const readable = typeof input === "object" && input !== null && typeof (input as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function";
   if (typeof input !== "string" && !readable) throw new UsageError("checkText option input must be a string or a readable stream");
   const builder: unknown = options.pipeline;
-  if (typeof builder !== "function" && !(typeof builder === "object" && builder !== null && typeof (builder as { check?: unknown }).check === "function")) {
+  if (typeof builder !== "function" && !hasCheckMethod(builder)) {
     throw new UsageError("checkText option pipeline must be a pipeline (with check) or a function that builds one");
   }
   // `echo` appends one newline (or CRLF): it is not part of the text the user meant to screen.

@@ -9,9 +9,9 @@ export function pathOption(name: string, value: unknown): string {
   return value;
 }
 
-/** Refuses an optional path given as anything but a non-empty string (null and undefined: not given). */
-export function optionalPathOption(name: string, value: unknown): void {
-  if (value != null) pathOption(name, value);
+/** Refuses an optional path (null or undefined: not given) given as anything but a non-empty string. */
+export function optionalPathOption(name: string, value: unknown, what = "path string"): void {
+  if (value != null && (typeof value !== "string" || value === "")) throw new UsageError(`${name} must be a non-empty ${what}`);
 }
 
 /** Refuses an optional flag (null or undefined: not given) given as anything but true or false: "true" or 1 must not read as false. */
@@ -22,11 +22,6 @@ export function flagOption(name: string, value: unknown): void {
 /** Refuses an optional callback (null or undefined: not given) given as anything but a function. */
 function callbackOption(name: string, value: unknown): void {
   if (value != null && typeof value !== "function") throw new UsageError(`${name} must be a function`);
-}
-
-/** Refuses an optional message label (null or undefined: not given) given as anything but a non-empty string. */
-function labelOption(name: string, value: unknown): void {
-  if (value != null && (typeof value !== "string" || value === "")) throw new UsageError(`${name} must be a non-empty string`);
 }
 
 /** Refuses a directory to resolve against (null, undefined or "": the process's) given as anything but a string. */
@@ -42,7 +37,7 @@ export function checkReadingOptions(options: {
   readonly onStrictRead?: unknown;
 }): void {
   cwdOption(options.cwd);
-  labelOption("pinName", options.pinName);
+  optionalPathOption("pinName", options.pinName, "string");
   callbackOption("onProgress", options.onProgress);
   callbackOption("onStrictRead", options.onStrictRead);
 }
