@@ -22,9 +22,13 @@ import { TOOL_ABUSE_RULES } from "./tool-abuse.js";
 const NOT_A_JOB_TITLE =
   "(?<!(?<!\\b(?:AI|A\\.I\\.|virtual|digital|automated|autonomous|LLM|GPT|bot|chatbot)[\\s-])\\b(?:sales|travel|insurance|estate|booking|leasing|letting|shipping|freight|claims|field|executive|administrative|admin|legal|dental|medical|nursing|teaching|lab|laboratory|office|shop|store|care|account|HR|payroll|press|literary|talent|sports|billing|research|graduate|personal|teacher's|teachers'|physician|nurse)\\s)";
 
-/** What an AI reader is called; `bare` goes before a bare "assistant" or "agent". */
-function aiNoun(bare: string): string {
-  return `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|smart)\\s+(?:assistants?|agents?|models?)|${bare}assistants?|chat\\s?bots?|bots?|${bare}agents?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)\\s+)?(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
+/**
+ * What an AI reader is called; `bare` goes before a bare "assistant" or "agent", and with
+ * `barePlural` false a bare "assistants" or "agents" is left to the caller (BARE_PLURAL_AI).
+ */
+function aiNoun(bare: string, barePlural = true): string {
+  const plural = barePlural ? "s?" : "(?!s)";
+  return `(?:AI|A\\.I\\.|artificial\\s+intelligence|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|smart|browsing|browser|web|shopping)\\s+(?:assistants?|agents?|models?)|${bare}assistant${plural}|chat\\s?bots?|bots?|${bare}agent${plural}|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|Claude|Gemini|Bard|models?|summari[sz]ers?|(?:auto(?:mated|matic)|AI)[\\s-]+(?:(?:summari[sz]ation|translation|review|screening|processing|e-?mail|reading|reader|triage)\\s+)?(?:tools?|systems?|bots?|agents?|assistants?|models?|readers?|pipelines?))`;
 }
 /** What an AI reader is called, a bare "assistant" or "agent" not a person's job (NOT_A_JOB_TITLE). */
 const AI_NOUN_NOT_A_JOB = aiNoun(NOT_A_JOB_TITLE);
@@ -58,7 +62,7 @@ const AUDIENCE = "(?:(?:the|all|any|every|each)\\s+)?(?:users?|readers?|viewers?
 
 /** A planted payload: a URL or domain, an e-mail address, a quoted string, "the following …". */
 const PAYLOAD =
-  "(?:https?:\\/\\/|www\\.|\\b[\\w-]{2,}\\.(?:com|net|org|io|xyz|info|biz|ru|cn|top|click|link|co|app|site|online|shop|me|ly)\\b|\\b[\\w.+-]{1,40}@[\\w-]{1,40}\\.[a-z]{2,6}\\b|[\"“'‘«][^\"”'’»\\n]{2,200}[\"”'’»]|\\bthe\\s+following\\b|\\b(?:this|that)\\s+(?:link|url|string|image|message|sentence|line|text|snippet|code|html|markdown|phrase|statement|note|signature|footer))";
+  "(?:https?:\\/\\/|www\\.|\\b[\\w-]{2,}\\.(?:com|net|org|io|xyz|info|biz|ru|cn|top|click|link|co|app|site|online|shop|me|ly|dev|ai|cloud|live|tech|store|page|pw|tk|su)\\b|\\b[\\w.+-]{1,40}@[\\w-]{1,40}\\.[a-z]{2,6}\\b|[\"“'‘«][^\"”'’»\\n]{2,200}[\"”'’»]|\\bthe\\s+following\\b|\\b(?:this|that)\\s+(?:link|url|string|image|message|sentence|line|text|snippet|code|html|markdown|phrase|statement|note|signature|footer))";
 
 /** Things a planted instruction asks the reader to put into its output for someone else. */
 const PLANTED_OBJECT =
@@ -98,13 +102,25 @@ const NOT_MY_ASSISTANT = "(?<!\\b(?:my|our)\\s)";
 
 // ---- addressee shapes ------------------------------------------------------------------------
 
+/** What an AI reader is doing to this content, after its name ("… that is reading this page"). */
+const READING_CLAUSE = `\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE}\\b${GAP(60)}`;
+
+/**
+ * A bare plural "assistants" or "agents" in a note is staff ("Attention all agents: please update
+ * your contact details", "Reminder to all support agents - never ask for a card number"): it names
+ * an AI reader only with what it is doing to the content (READING_CLAUSE) or an AI word at most one
+ * word before it ("all AI shopping agents").
+ */
+const BARE_PLURAL_AI = `${NOT_A_JOB_TITLE}${NOT_MY_ASSISTANT}(?:assistants|agents)\\b`;
+const AI_WORD_BEFORE = "(?<=\\b(?:AI|A\\.I\\.|LLM|GPT|bot|automated|autonomous|virtual|digital)[\\s-]+(?:[\\w-]+\\s+)?(?:assistants|agents))";
+
 /** "note for the AI summarizer:", "instructions to any assistant reading this," … */
 const NOTE_TO_AI =
-  "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for))?)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
+  "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for)|\\s*[:!])?)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
   // A note to "the travel agent" or to "my assistant" is office mail; the reading shapes below
   // (TO_AI_READER, AI_PROCESSING_THIS) leave out the same jobs.
-  aiNoun(`${NOT_A_JOB_TITLE}${NOT_MY_ASSISTANT}`) +
-  `(?:\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE}\\b${GAP(60)})?\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
+  `(?:${aiNoun(`${NOT_A_JOB_TITLE}${NOT_MY_ASSISTANT}`, false)}(?:${READING_CLAUSE})?|${BARE_PLURAL_AI}(?:${READING_CLAUSE}|${AI_WORD_BEFORE}))` +
+  `\\s*(?:[:,;!—–\\])-]|\\.(?=\\s))`;
 
 /** "to any AI reading this:", "hey assistant summarizing this thread," */
 const TO_AI_READER = `\\b(?:to|for|attention|dear|hey|hello|hi)\\s+(?:any|all|every|the|whichever)\\s+(?:[\\w-]+\\s+){0,2}?${AI_NOUN_NOT_A_JOB}\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE_OR_THIRD}\\b${GAP(60)}\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
@@ -126,9 +142,14 @@ const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|
  */
 const WHEN_PROCESSING_THIS = `\\b(?:when|while|as|once|after|before|if)\\s+(?:you\\s+(?:are\\s+)?|you're\\s+)?(?:asked\\s+to\\s+|told\\s+to\\s+)?(?:process|summari[sz]|translat|pars|index|ingest|answer\\w*\\s+questions?\\s+about|screen|triag)\\w*\\s+(?:this|these|the\\s+(?:above|following))\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}[,:;—–-]\\s*(?:(?:please|instead|also|first|always)\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+(?:also\\s+|instead\\s+)?)?`;
 
-/** "Dear model," / "Hey AI —": a vocative to a generic AI reader; only outside-task actions follow (a user may greet an assistant and ask for a poem). */
+/**
+ * "Dear model," / "Hey chatbot —" / "Dear browsing agent,": a vocative to an AI reader named as
+ * one; only outside-task actions follow (a user may greet an assistant and ask for a poem). Not a
+ * bare "agent" or "assistant" ("Dear agent, please forward my application" is a letter), and not
+ * the AI names that are also people's names ("Dear Claude, please send the invoice").
+ */
 const DEAR_AI =
-  "\\b(?:dear|hey|hello|hi|attention)\\s+(?:AI|A\\.I\\.|LLM|(?:AI\\s+|language\\s+)?models?|AI\\s+(?:system|reader|agent)s?|summari[sz]ers?)\\s*(?:[:,;!—–-]|\\.(?=\\s))\\s*(?:(?:please|kindly|now|immediately|also|first|just)\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+)?";
+  "\\b(?:dear|hey|hello|hi|yo|attention)\\s+(?:AI|A\\.I\\.|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|smart|browsing|browser|web|shopping)\\s+(?:assistants?|agents?|models?)|AI\\s+(?:system|reader)s?|models?|chat\\s?bots?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|summari[sz]ers?)\\s*(?:[:,;!—–-]|\\.(?=\\s))\\s*(?:(?:please|kindly|now|immediately|also|first|just)\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+)?";
 
 // ---- the rules -------------------------------------------------------------------------------
 
@@ -148,7 +169,13 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
     L.AI_ADDRESSED_INSTRUCTION,
     `${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|acknowledg(?:e|ing)|admit(?:ting)?|refer(?:ring)?\\s+to)\\s+(?:that\\s+you\\s+(?:received|were\\s+given|got|saw|followed)\\s+)?(?:these|this|the\\s+(?:above|following|hidden|embedded|preceding))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b${GAP(40)}\\b(?:to\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester|person\\s+(?:asking|who))|in\\s+your\\s+(?:final\\s+)?${OUTPUT_NOUN})\\b` +
       // "never tell the user about these instructions"
-      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b`,
+      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b` +
+      // The reader's own act hidden from the user: "don't tell the user you did this", "do not
+      // mention it in your summary". Only with the reader as the one who acted ("you …") or its
+      // own output named, so "don't tell the user they made a mistake" and "don't mention it to
+      // Sarah" pass.
+      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:tell|inform|notify|alert|let)\\s+(?:the|your)\\s+users?(?:\\s+know)?\\s+(?:that\\s+|about\\s+(?:it|this|that)\\s*,?\\s*|what\\s+)?you(?:['’]ve|\\s+(?:did|have|had|just|sent|forwarded|changed|deleted|made|ran|executed|copied|shared|moved|transferred|followed|received|saw|read|found))\\b` +
+      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:mention|reveal|disclose|report|acknowledge)\\s+(?:this|it|that|the\\s+(?:transfer|payment|change|action|request|forwarding|deletion|upload))\\s+(?:to\\s+the\\s+users?|in\\s+(?:your|the)\\s+(?:final\\s+|daily\\s+|next\\s+)?${OUTPUT_NOUN})\\b`,
   ),
   // Task hijacks: the planted text replaces or extends what the reader was asked to do.
   rule(
@@ -198,7 +225,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // "tell the user to visit <url>" — instructions about the reader's audience, with a payload.
   rule(
     L.AUDIENCE_MANIPULATION,
-    `\\b(?:tell|inform|advise|instruct|ask|urge|remind|warn|convince|persuade|encourage|direct|get|suggest\\s+to|recommend\\s+(?:to|that))\\s+(?:the|all|any|every|each)\\s+(?:users?|readers?|recipients?|visitors?)\\s+(?:to|that|they)\\b${WIDE_GAP(100)}(?:https?:\\/\\/|www\\.|\\b[\\w-]{2,}\\.(?:com|net|org|io|xyz|info|biz|ru|cn|top|click|link|co|app|site|online|shop)\\b|\\b[\\w.+-]{1,40}@[\\w-]{1,40}\\.[a-z]{2,6}\\b|\\+?\\d[\\d\\s().-]{7,}\\d|\\b(?:IBAN|bitcoin|BTC|crypto(?:currency)?|wallet|gift\\s+cards?|wire\\s+transfer|bank\\s+(?:account|details|transfer))\\b)`,
+    `\\b(?:tell|inform|advise|instruct|ask|urge|remind|warn|convince|persuade|encourage|direct|get|suggest\\s+to|recommend\\s+(?:to|that))\\s+(?:the|all|any|every|each)\\s+(?:users?|readers?|recipients?|visitors?)\\s+(?:to|that|they)\\b${WIDE_GAP(100)}(?:https?:\\/\\/|www\\.|\\b[\\w-]{2,}\\.(?:com|net|org|io|xyz|info|biz|ru|cn|top|click|link|co|app|site|online|shop|me|ly|dev|ai|cloud|live|tech|store|page|pw|tk|su)\\b|\\b[\\w.+-]{1,40}@[\\w-]{1,40}\\.[a-z]{2,6}\\b|\\+?\\d[\\d\\s().-]{7,}\\d|\\b(?:IBAN|bitcoin|BTC|crypto(?:currency)?|wallet|gift\\s+cards?|wire\\s+transfer|bank\\s+(?:account|details|transfer))\\b)`,
   ),
   // Exfiltration: a markdown/HTML image or link whose URL carries a placeholder for data.
   rule(

@@ -11,11 +11,12 @@ import { type Rule, rule, WIDE_GAP as GAP } from "./rule.js";
 // ---- shared classes --------------------------------------------------------------------------
 
 /**
- * The verb is an order, not a report: it does not follow a modal, "to", a negation or a subject
- * ("attackers can send", "asks the agent to send", "never send", "the app sends").
+ * The verb is an order, not a report or a noun: it does not follow a modal, "to", a negation, a
+ * subject or a determiner ("attackers can send", "asks the agent to send", "never send", "the app
+ * sends", "any email from outside … must be forwarded to security@…").
  */
 const AS_ORDER =
-  "(?<!\\b(?:to|can|could|may|might|will|would|should|must|shall|never|not|n't|did|does|who|which|that|you|they|we|he|she|it|I|attackers?|agents?|models?|LLMs?|assistants?|malware|scripts?)\\s{1,4})";
+  "(?<!\\b(?:to|can|could|may|might|will|would|should|must|shall|never|not|n't|did|does|who|which|that|you|they|we|he|she|it|I|attackers?|agents?|models?|LLMs?|assistants?|malware|scripts?|a|an|the|any|this|every|each|your|our|their|his|her|its|my)\\s{1,4})";
 
 /**
  * A word start, also right after an escaped line break (JSON or YAML tool output keeps "\\n" as
@@ -26,7 +27,7 @@ const WORD_START = "(?<![^\\W nrt]|(?<!\\\\)[nrt])";
 
 /** An e-mail address, a URL or domain, or an IBAN-shaped account number: somewhere outside. */
 const OUTSIDE =
-  "(?:\\b[\\w.+-]{1,40}@[\\w-]{1,40}\\.[a-z]{2,6}\\b|https?:\\/\\/|www\\.|\\b[\\w-]{2,}\\.(?:com|net|org|io|xyz|info|biz|ru|cn|top|click|link|co|app|site|online|shop|me|ly)\\b|\\b[A-Z]{2}\\d{2}[A-Z0-9]{10,30}\\b)";
+  "(?:\\b[\\w.+-]{1,40}@[\\w-]{1,40}\\.[a-z]{2,6}\\b|https?:\\/\\/|www\\.|\\b[\\w-]{2,}\\.(?:com|net|org|io|xyz|info|biz|ru|cn|top|click|link|co|app|site|online|shop|me|ly|dev|ai|cloud|live|tech|store|page|pw|tk|su)\\b|\\b[A-Z]{2}\\d{2}[A-Z0-9]{10,30}\\b)";
 
 /** Where a destination may be named in words ("my new email address", "an external server"). */
 const OUTSIDE_IN_WORDS =
