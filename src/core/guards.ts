@@ -40,6 +40,32 @@ function resembles(known: string, key: string): boolean {
 /** Most options a refusal lists when it has no near miss to suggest. */
 const MAX_LISTED_OPTIONS = 8;
 
+/**
+ * A library call's `concurrency` option: 1 when it is not given, else a whole number of checks
+ * in flight, 1 or more. Anything else is a UsageError naming `where`, not a RangeError deep inside.
+ */
+export function concurrencyOption(where: string, value: unknown): number {
+  if (value === undefined) return 1;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`${where} option concurrency must be a whole number of 1 or more`);
+  }
+  return value;
+}
+
+/**
+ * A library call's `cache` option: no cache when it is not given or falsy (a JavaScript caller's
+ * null), else it must have `lookup` and `store` methods (the item cache the call consults), or a
+ * UsageError naming `where` says so before any check, not a TypeError at the first item.
+ */
+export function itemCacheOption<C extends object>(where: string, value: C | null | undefined | false): C | undefined {
+  if (value === undefined || value === null || value === false) return undefined;
+  const cache = value as { lookup?: unknown; store?: unknown };
+  if (typeof value !== "object" || typeof cache.lookup !== "function" || typeof cache.store !== "function") {
+    throw new UsageError(`${where} option cache must be an object with lookup and store methods`);
+  }
+  return value;
+}
+
 /** Whether `value` can screen a text the way a pipeline does: an object with a `check` method. */
 export function hasCheckMethod(value: unknown): value is { check(text: string): unknown } {
   return typeof value === "object" && value !== null && typeof (value as { check?: unknown }).check === "function";

@@ -5,6 +5,7 @@
 // characters it uses and however they are escaped.
 
 import { UsageError } from "../core/errors.js";
+import { refuseUnknownOptions } from "../core/guards.js";
 
 /** The limits the strict JSONL reader enforces (counts, UTF-8 bytes and code points). */
 export interface ReaderLimits {
@@ -83,15 +84,32 @@ function isNonNegativeInteger(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }
 
+/**
+ * How a refusal names a limit: "flag" as the CLI's flag (`--max-items`), "option" as a library
+ * caller's `limits` key (`limits.maxItems`), so a message names what the caller wrote.
+ */
+export type LimitNaming = "flag" | "option";
+
 /** Throws UsageError naming the first invalid limit; returns the limits unchanged otherwise. */
-export function validateReaderLimits(limits: ReaderLimits): ReaderLimits {
+export function validateReaderLimits(limits: ReaderLimits, naming: LimitNaming = "flag"): ReaderLimits {
+  const nameOf = (name: keyof ReaderLimits): string => (naming === "flag" ? FLAG_NAMES[name] : `limits.${name}`);
   if (typeof limits !== "object" || limits === null) throw new UsageError("reader limits must be an object");
   for (const name of LIMIT_ORDER) {
     const value: unknown = limits[name];
-    if (!isNonNegativeInteger(value)) throw new UsageError(`${FLAG_NAMES[name]} must be a non-negative integer`);
+    if (!isNonNegativeInteger(value)) throw new UsageError(`${nameOf(name)} must be a non-negative integer`);
   }
-  if (limits.maxItemBytes > MAX_ITEM_BYTES_CEILING) throw new UsageError(`--max-item-bytes must not exceed ${MAX_ITEM_BYTES_CEILING}`);
+  if (limits.maxItemBytes > MAX_ITEM_BYTES_CEILING) throw new UsageError(`${nameOf("maxItemBytes")} must not exceed ${MAX_ITEM_BYTES_CEILING}`);
   return limits;
+}
+
+/**
+ * A library call's `limits` option over the defaults: a key it does not know (`maxItem`) is
+ * refused, never ignored, and every value checked, named as `naming` says.
+ */
+export function readerLimitsOption(where: string, limits: unknown, naming: LimitNaming): ReaderLimits {
+  if (limits === undefined) return { ...DEFAULT_READER_LIMITS };
+  refuseUnknownOptions(`${where} limits`, limits, LIMIT_ORDER);
+  return validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...(limits as Partial<ReaderLimits>) }, naming);
 }
 
 /**

@@ -10,7 +10,7 @@ import type { CanonicalDocument } from "../documents/manifest-build.js";
 import type { IngestExport, IngestManifest } from "../documents/schemas.js";
 import { DEFAULT_MAX_CANARY_FAILURES, type BreakerTrip } from "../pipeline/circuit-breaker.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
-import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
+import { concurrencyOption, isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 import { ArraySpool, type FramedDocument } from "../publish/framed-document.js";
 import { runContextGate, type CheckingPipeline, type GateResult } from "./gate.js";
 import { readerLimitsForPolicy, resolvePolicy, type IngestPolicy, type PolicyOverrides } from "../documents/policy.js";
@@ -129,6 +129,7 @@ export async function ingestRecords(
   options: IngestOptions = {},
 ): Promise<IngestRun> {
   refuseUnknownOptions("ingestRecords", options, INGEST_OPTION_KEYS);
+  const concurrency = concurrencyOption("ingestRecords", options.concurrency);
   if (!isInMemoryInput(input)) {
     // The commonest slip: the inputs first (screenBatch takes its items first, ingestRecords its pipeline).
     const swapped = isInMemoryInput(pipeline as unknown) ? " (the first argument is the inputs: pass the pipeline first)" : "";
@@ -153,7 +154,7 @@ export async function ingestRecords(
   const run = await streamIngestRun(pipeline, prepared, {
     policy,
     gate,
-    concurrency: options.concurrency ?? 1,
+    concurrency,
     maxCanaryFailures: options.maxCanaryFailures ?? DEFAULT_MAX_CANARY_FAILURES,
     manifestSpool: async () => new ArraySpool(),
     exportSpool: options.exportRequested === true ? async () => new ArraySpool() : null,

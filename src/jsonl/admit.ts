@@ -26,11 +26,15 @@ export function admitInMemoryInputs(inputs: readonly unknown[], options: AdmitOp
   const { kind, limits, refuse } = options;
   if (limits.maxItems !== 0 && inputs.length > limits.maxItems) throw refuse("too_many_items", inputs.length);
   let totalBytes = 0;
-  return inputs.map((input, index) => {
-    const record = buildRecord(snapshot(input), index + 1, { index, kind, limits, loneSurrogate: false });
+  const records: RawRecord[] = [];
+  // Every index, not `map`: a hole of a sparse array is an item (undefined, so refused by its
+  // index), never skipped into a hole of the result.
+  for (let index = 0; index < inputs.length; index++) {
+    const record = buildRecord(snapshot(inputs[index]), index + 1, { index, kind, limits, loneSurrogate: false });
     if (record === null) throw refuse("not_a_record", index);
     totalBytes += record.bytes;
     if (limits.maxTotalBytes !== 0 && totalBytes > limits.maxTotalBytes) throw refuse("total_bytes", index);
-    return record;
-  });
+    records.push(record);
+  }
+  return records;
 }

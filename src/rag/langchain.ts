@@ -11,6 +11,7 @@ import { refuseUnknownOptions } from "../core/guards.js";
 import { resolvePolicy } from "../documents/policy.js";
 import {
   SCREEN_DOCUMENTS_OPTION_KEYS,
+  requirePipeline,
   resolveQueryScreen,
   screenAtQueryTime,
   screenDocumentRecords,
@@ -107,6 +108,7 @@ export class LittleCanaryTransformer extends BaseDocumentTransformer {
     resolvePolicy(options.policy);
     const hold = options.holdSiblingChunks ?? false;
     if (typeof hold !== "boolean" && typeof hold !== "function") throw new UsageError("holdSiblingChunks must be true, false or a function");
+    requirePipeline("LittleCanaryTransformer", options.pipeline);
     this.options = options;
     this.sourceOf = hold === true ? metadataSource : hold === false ? undefined : hold;
   }

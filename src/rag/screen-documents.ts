@@ -10,7 +10,7 @@ import { manifestFacts } from "../documents/manifest-v2.js";
 import type { CheckingPipeline } from "../ingest/gate.js";
 import { ingestRecords, type IngestInput } from "../ingest/run.js";
 import { sortByCodePoint } from "../core/code-point-order.js";
-import { hasPlainPrototype, refuseUnknownOptions } from "../core/guards.js";
+import { hasCheckMethod, hasPlainPrototype, refuseUnknownOptions } from "../core/guards.js";
 
 /** How documents are screened. */
 export interface ScreenDocumentsOptions {
@@ -127,9 +127,11 @@ export async function screenDocumentRecords<D>(
       inputs.push({ text, id, metadata: snapshot.flat });
       inputOf.push(index);
     } catch (error) {
-      if (!(error instanceof LittleCanaryError)) throw error;
+      // A getter or proxy trap of the caller's metadata that throws: its document cannot be read,
+      // like a document whose text cannot be (above), and is held, not the whole call refused.
+      const detail = error instanceof LittleCanaryError ? error.message : `document ${index}'s metadata cannot be read (${errorClassName(error)})`;
       reads.set(index, { text, id, metadata: null });
-      early.push({ document, index, reasons: ["malformed"], detail: error.message });
+      early.push({ document, index, reasons: ["malformed"], detail });
       return;
     }
     reads.set(index, { text, id, metadata: copy });
@@ -267,10 +269,16 @@ export interface PassedDocument<R> {
 // The reasons that mean only "the canary did not see all of it": fail-open may pass these.
 const COVERAGE_ONLY = new Set<DocumentHoldReason>(["degraded", "unexercised", "incomplete"]);
 
+/** Refuses a RAG component built without a pipeline (or with something that cannot check a text), at once, not at its first call. */
+export function requirePipeline(where: string, pipeline: unknown): void {
+  if (!hasCheckMethod(pipeline)) throw new UsageError(`${where} needs pipeline, a SecurityPipeline that screens the documents`);
+}
+
 /** Checks the options and resolves them into the plan every call reads; throws UsageError. */
 export function resolveQueryScreen<D>(options: QueryScreenOptions<D>, where: string): QueryScreenPlan<D> {
   // A misspelt option (`hold: "flag"`) would otherwise leave its default in force, unseen.
   refuseUnknownOptions(where, options, QUERY_SCREEN_OPTION_KEYS);
+  requirePipeline(where, options.pipeline);
   // Overrides no screen accepts are refused now, not at the first query.
   resolvePolicy(options.policy);
   const held = options.held ?? "drop";
@@ -347,6 +355,11 @@ export async function screenAtQueryTime<D, R extends DocumentFields>(
 
 /** Deepest nesting flattened; deeper metadata is refused. */
 export const MAX_METADATA_DEPTH = 16;
+/**
+ * Longest array flattened (holes and `undefined` included, which leave no key): every index is
+ * read, so a sparse array of a billion holes would otherwise hold the call for minutes.
+ */
+const MAX_METADATA_ARRAY_LENGTH = 1_000_000;
 
 const segment = (key: string): string => key.replaceAll("%", "%25").replaceAll(".", "%2E");
 
@@ -393,8 +406,11 @@ function snapshotMetadata(metadata: Readonly<Record<string, unknown>>, what: str
       if (open.has(value)) throw new UsageError(`${what} refers to itself (a cycle at depth ${depth})`);
       if (!Array.isArray(value) && !hasPlainPrototype(value))
         throw new UsageError(`${what} holds a value that is not JSON data (a class instance at depth ${depth})`);
+      if (Array.isArray(value) && value.length > MAX_METADATA_ARRAY_LENGTH)
+        throw new UsageError(`${what} holds an array of more than ${MAX_METADATA_ARRAY_LENGTH} items (at depth ${depth})`);
       open.add(value);
-      const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
+      // Array.from, not map: a hole is an entry (undefined, which leaves no key), never skipped.
+      const entries: Array<[string, unknown]> = Array.isArray(value) ? Array.from(value, (item, i) => [String(i), item]) : Object.entries(value);
       const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
       for (const [key, child] of entries) define(copy, key, walk(child, path === "" ? segment(key) : `${path}.${segment(key)}`, depth + 1));
       open.delete(value);

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { canonicalJson, canonicalObjectFrame } from "../core/canonical.js";
-import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
+import { concurrencyOption, isPlainObject, itemCacheOption, refuseUnknownOptions } from "../core/guards.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { orAbort } from "../core/or-abort.js";
 import { specialFileKind } from "../core/file-identity.js";
@@ -19,7 +19,7 @@ import { refuseInputKind } from "../jsonl/input-kind.js";
 import { cacheNotOpened, canaryOff, pipelineIdentity, type CacheIdentity } from "../cache/identity.js";
 import { VerdictCache } from "../cache/verdict-cache.js";
 import { knownModelDigest } from "../canary/identity.js";
-import { DEFAULT_READER_LIMITS, validateReaderLimits, type ReaderLimits } from "../documents/reader-limits.js";
+import { readerLimitsOption, type ReaderLimits } from "../documents/reader-limits.js";
 import { BatchDocumentSchema, BatchItemSchema, type BatchItem } from "../documents/schemas.js";
 import { VerdictJsonSchema, type VerdictJson } from "../documents/verdict-schema.js";
 import { type ReadOptions, recordBatches, refusalInInput, type ScanOutcome, scanRecords } from "../jsonl/read.js";
@@ -240,10 +240,11 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   refuseUnknownOptions("screenFile", options, SCREEN_FILE_OPTION_KEYS);
   // The document goes only to `output`: without one it would be screened and thrown away.
   if (typeof options.output !== "function") throw new UsageError("screenFile needs output, a function that takes each chunk of the batch document");
-  const limits: ReaderLimits = validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...(options.limits ?? {}) });
+  // The CLI passes its flags here, so a limit is named as its flag.
+  const limits: ReaderLimits = readerLimitsOption("screenFile", options.limits, "flag");
+  const concurrency = concurrencyOption("screenFile", options.concurrency);
+  itemCacheOption("screenFile", options.cache);
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
-  const concurrency = options.concurrency ?? 1;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError("concurrency must be a positive integer");
   const cwd = options.cwd ?? process.cwd();
   if (options.cache !== undefined && options.cacheFile != null) throw new UsageError("give a cache or a cache file, not both");
   const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;

@@ -11,10 +11,10 @@ import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { CanaryCircuitBreaker, CIRCUIT_OPEN_ERROR, type CanaryOutageReason, failedCanaryReason, observeCanary } from "../pipeline/circuit-breaker.js";
 import { ReasonTally, type ReasonCounts } from "../pipeline/reason-tally.js";
-import { hasCheckMethod, refuseUnknownOptions } from "../core/guards.js";
+import { concurrencyOption, hasCheckMethod, itemCacheOption, refuseUnknownOptions } from "../core/guards.js";
 import { UsageError } from "../core/errors.js";
 import { mapOrderedStream, type MapOrderedStreamOptions } from "../pipeline/map-ordered.js";
-import type { ReaderLimits } from "../documents/reader-limits.js";
+import { readerLimitsOption, type ReaderLimits } from "../documents/reader-limits.js";
 import { admitScreenInputs, type ScreenInput, type ScreenItem } from "./admit.js";
 import { itemChecker, type CheckedItem, type ItemCheckOptions, type ItemVerdictCache } from "./check-item.js";
 import { fanOutSignal } from "../core/fan-out-signal.js";
@@ -64,11 +64,12 @@ export async function screenBatch(
       `screenBatch(items, pipeline, options?) takes an array of items first, each a string or { text, id?, source?, metadata? }, then the pipeline${swapped}`,
     );
   }
-  const items = admitScreenInputs(records, options.limits);
+  const concurrency = concurrencyOption("screenBatch", options.concurrency);
+  const cache = itemCacheOption("screenBatch", options.cache);
+  const items = admitScreenInputs(records, readerLimitsOption("screenBatch", options.limits, "option"));
   // An OpenAI-compatible canary server must show it holds a whole window before the first check.
   if (items.length > 0) await preflightCanary(pipeline);
-  const { cache, signal, onProgress } = options;
-  const concurrency = options.concurrency ?? 1;
+  const { signal, onProgress } = options;
   const breaker = options.breaker ?? new CanaryCircuitBreaker();
   const window = Math.max(concurrency, items.length);
   const run = { pipeline, concurrency, window, breaker, cache, signal, onProgress: (done: number) => onProgress?.(done, items.length) };

@@ -33,4 +33,13 @@ describe("admitInMemoryInputs", () => {
     expect(() => admitIngestInputs(["a", "b"], policy)).toThrow("ingest exceeds the limit of 1 records");
     expect(() => admitIngestInputs([[] as never], resolvePolicy())).toThrow("record 0: must be a string or object");
   });
+
+  it("a hole of a sparse array is an item like undefined, refused by its index, never skipped", () => {
+    const sparse = [, "hello"] as unknown as string[];
+    expect(() => admitScreenInputs(sparse)).toThrow(new BatchRefusedError("not_a_record", "item 0: must be a string or object with 'text'"));
+    expect(() => admitScreenInputs(new Array(2))).toThrow("item 0: must be a string or object with 'text'");
+    expect(() => admitIngestInputs(sparse, resolvePolicy())).toThrow("record 0: must be a string or object");
+    // A hole after the limit's count is still refused by the limit first, without reading the items.
+    expect(() => admitScreenInputs(new Array(2 ** 31), { maxItems: 10 })).toThrow("batch exceeds the limit of 10 items");
+  });
 });

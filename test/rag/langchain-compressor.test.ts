@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { IngestGateError } from "../../src/ingest/gate.js";
 import { UsageError } from "../../src/core/errors.js";
 import {
+  flattenMetadata,
   HOLD_REASONS_KEY,
   LittleCanaryCompressor,
   LittleCanaryTransformer,
@@ -201,6 +202,17 @@ describe("LittleCanaryCompressor in a retriever pipeline", () => {
     expect(() => new LittleCanaryCompressor({ pipeline: pipeline(), held: "flag", policy: { segment_chars: 0 } })).toThrow(/segment_chars/);
     // Flagging needs no callback: nothing leaves the results.
     expect(new LittleCanaryCompressor({ pipeline: pipeline(), held: "flag" })).toBeInstanceOf(BaseDocumentCompressor);
+    // Built without a pipeline, or with something that cannot check a text: refused at once.
+    const onHeld = (): void => undefined;
+    for (const bad of [undefined, "oops", {}]) {
+      expect(() => new LittleCanaryCompressor({ pipeline: bad, onHeld } as never)).toThrow(
+        new UsageError("LittleCanaryCompressor needs pipeline, a SecurityPipeline that screens the documents"),
+      );
+      expect(() => new LittleCanaryTransformer({ pipeline: bad, onHeld } as never)).toThrow(
+        new UsageError("LittleCanaryTransformer needs pipeline, a SecurityPipeline that screens the documents"),
+      );
+      expect(() => new LittleCanaryNodePostprocessor({ pipeline: bad, onHeld } as never)).toThrow(/LittleCanaryNodePostprocessor needs pipeline/);
+    }
     // A misspelt option is refused, not left at its default (here: dropping, where flagging was meant).
     expect(() => new LittleCanaryCompressor({ pipeline: pipeline(), hold: "flag", onHeld: () => undefined } as never)).toThrow(
       /unknown LittleCanaryCompressor option "hold"; did you mean 'held'\?/,
@@ -238,6 +250,43 @@ describe("LittleCanaryCompressor in a retriever pipeline", () => {
     ]);
     await expect(compressor.compressDocuments(null as never, "q")).rejects.toThrow(new UsageError("the documents to screen must be an array"));
     await expect(transformer.transformDocuments("a page" as never)).rejects.toThrow(UsageError);
+  });
+
+  it("metadata whose getter or proxy trap throws holds its document as malformed, and an array with holes is read as undefined entries", async () => {
+    const heldBy: HeldDocument<unknown>[][] = [];
+    const compressor = new LittleCanaryCompressor({ pipeline: pipeline(), onHeld: (list) => void heldBy.push([...list]) });
+    const throwing = Object.defineProperty({}, "title", {
+      enumerable: true,
+      get() {
+        throw new RangeError("the caller's own getter");
+      },
+    });
+    const trap = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("the caller's own trap");
+        },
+      },
+    );
+    const docs = [
+      new Document({ pageContent: "The returns policy allows 30 days.", id: "ok" }),
+      new Document({ pageContent: "Second page.", id: "getter", metadata: throwing }),
+      new Document({ pageContent: "Third page.", id: "trap", metadata: trap }),
+      new Document({ pageContent: "Fourth page.", id: "holes", metadata: { tags: ["a", , "b"] } }),
+    ];
+    const passed = await compressor.compressDocuments(docs, "q");
+    expect(passed.map((d) => [d.id, d.metadata.tags])).toEqual([
+      ["ok", undefined],
+      ["holes", ["a", undefined, "b"]],
+    ]);
+    expect(heldBy.at(-1)?.map((h) => [h.index, h.reasons, h.detail])).toEqual([
+      [1, ["malformed"], "document 1's metadata cannot be read (RangeError)"],
+      [2, ["malformed"], "document 2's metadata cannot be read (Error)"],
+    ]);
+    expect(flattenMetadata({ tags: ["a", undefined, "b"] })).toEqual({ "tags.0": "a", "tags.2": "b" });
+    expect(flattenMetadata({ tags: ["a", , "b"] })).toEqual({ "tags.0": "a", "tags.2": "b" });
+    expect(() => flattenMetadata({ tags: new Array(2 ** 31) })).toThrow("metadata holds an array of more than 1000000 items (at depth 1)");
   });
 
   it("the transformer and the LlamaIndex postprocessor refuse a misspelt option too", () => {

@@ -57,7 +57,25 @@ describe("screenBatch", () => {
 
   it("an invalid concurrency is refused", async () => {
     const pipeline = await gatedPipeline();
-    await expect(screenBatch(["a"], pipeline, { concurrency: 0 })).rejects.toThrow(new RangeError("concurrency must be a positive integer"));
+    for (const concurrency of [0, 1.5, "2", Number.NaN]) {
+      await expect(screenBatch(["a"], pipeline, { concurrency: concurrency as number })).rejects.toThrow(
+        new UsageError("screenBatch option concurrency must be a whole number of 1 or more"),
+      );
+    }
+    expect(pipeline.started).toEqual([]);
+  });
+
+  it("a cache without lookup and store, an unknown limit and a bad limit are refused naming the option, before any check", async () => {
+    const pipeline = await gatedPipeline();
+    await expect(screenBatch(["a"], pipeline, { cache: "x" as never })).rejects.toThrow(
+      new UsageError("screenBatch option cache must be an object with lookup and store methods"),
+    );
+    await expect(screenBatch(["a"], pipeline, { limits: { maxItem: 1 } as never })).rejects.toThrow(
+      /unknown screenBatch limits option "maxItem"; did you mean 'maxItems'\?/,
+    );
+    await expect(screenBatch(["a"], pipeline, { limits: { maxItems: -1 } })).rejects.toThrow(new UsageError("limits.maxItems must be a non-negative integer"));
+    // A falsy cache is no cache, as before.
+    await expect(screenBatch([], pipeline, { cache: null as never })).resolves.toMatchObject({ total: 0 });
     expect(pipeline.started).toEqual([]);
   });
 });
