@@ -226,9 +226,11 @@ export class CanaryPool extends ChatSettings implements CanaryProbe {
     if (this.#onAttempt === null || this.#logBroken) return;
     try {
       this.#onAttempt(attempt);
-    } catch {
+    } catch (error) {
       this.#logBroken = true;
-      this.#onWarning("the canary endpoint log could not be written; no further attempts are logged");
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      const why = typeof code === "string" && /^E[A-Z]+$/.test(code) ? ` (${code})` : "";
+      this.#onWarning(`the canary endpoint log could not be written${why}; no further attempts are logged`);
     }
   }
 

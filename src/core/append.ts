@@ -2,11 +2,40 @@
 // the file is opened with O_NOFOLLOW, so a symlink put at its path after the run checked its
 // files (core/file-identity.ts) cannot redirect the append into another file of the run, a
 // published manifest or an input. A symlink there fails the open with ELOOP instead.
-import { appendFileSync, closeSync, constants, openSync } from "node:fs";
+//
+// A FIFO named there would hold the open until some process reads it (a run that never starts,
+// deaf to Ctrl-C while its thread waits in open): appendTargetProblem refuses one before the run,
+// and O_NONBLOCK makes an open of one swapped in later fail at once (ENXIO) instead of waiting.
+import { appendFileSync, closeSync, constants, lstatSync, openSync, statSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
+import { dirname } from "node:path";
 
-/** Write-only, append, create if missing, and never through a symlink at the last component. */
-const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+/** Write-only, append, create if missing, never through a symlink at the last component, never waiting for a FIFO's reader. */
+const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * Why `path` cannot take the appends of this module, in words that follow the path ("is a
+ * directory"), or null when it can: a regular file, a character device (`/dev/null`), or no file
+ * yet in an existing directory. A FIFO, a socket, a directory or a symlink is refused.
+ */
+export function appendTargetProblem(path: string): string | null {
+  let stats: ReturnType<typeof lstatSync>;
+  try {
+    stats = lstatSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTDIR") return "is in a path whose parent is not a directory";
+    if (code !== "ENOENT") return `cannot be examined (${code ?? "error"})`;
+    try {
+      return statSync(dirname(path)).isDirectory() ? null : "is in a path whose parent is not a directory";
+    } catch {
+      return "is in a directory that does not exist";
+    }
+  }
+  if (stats.isFile() || stats.isCharacterDevice()) return null;
+  if (stats.isSymbolicLink()) return "is a symbolic link (never followed)";
+  return stats.isDirectory() ? "is a directory" : "is not a regular file: a FIFO or socket would be waited on";
+}
 
 /** Opens `path` for appending (created owner-only if missing, never through a symlink); returns the fd. */
 export function openAppendNoFollowSync(path: string): number {

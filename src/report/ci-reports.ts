@@ -4,7 +4,7 @@
 // read, so a bad report path refuses the run before anything is checked.
 import { stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { appendNoFollow } from "../core/append.js";
+import { appendNoFollow, appendTargetProblem } from "../core/append.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseSharedFiles, specialFileKind, type RunFile } from "../core/file-identity.js";
 import { stageFileAtomic, type StagedFile } from "../publish/atomic-write.js";
@@ -172,14 +172,18 @@ export class CiReports {
     if (this.github !== null) {
       this.github.finish();
       if (this.stepSummary !== null) {
-        try {
-          // Never through a symlink: one swapped in after the start-up check cannot redirect it.
-          await appendNoFollow(this.stepSummary, this.github.summary(`${facts.command} ${this.input}`, facts.counts));
-        } catch (error) {
-          // The summary is a view of what the annotations and files already say: a runner file
-          // that cannot be appended to is worth a warning, not a failed gate.
-          const code = (error as NodeJS.ErrnoException).code ?? "error";
-          this.github.write(`warning: could not append the job summary to $GITHUB_STEP_SUMMARY (${code})\n`);
+        // The summary is a view of what the annotations and files already say: a runner file
+        // that cannot be appended to is worth a warning, not a failed gate.
+        const problem = appendTargetProblem(this.stepSummary);
+        if (problem !== null) this.github.write(`warning: could not append the job summary to $GITHUB_STEP_SUMMARY (it ${problem})\n`);
+        else {
+          try {
+            // Never through a symlink: one swapped in after the start-up check cannot redirect it.
+            await appendNoFollow(this.stepSummary, this.github.summary(`${facts.command} ${this.input}`, facts.counts));
+          } catch (error) {
+            const code = (error as NodeJS.ErrnoException).code ?? "error";
+            this.github.write(`warning: could not append the job summary to $GITHUB_STEP_SUMMARY (${code})\n`);
+          }
         }
       }
     }

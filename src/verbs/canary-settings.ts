@@ -9,6 +9,8 @@ import { DEFAULT_CANARY_MODEL, DEFAULT_OPENAI_MODEL } from "../canary/defaults.j
 import { apiKeyFromEnv } from "../canary/options.js";
 import { endpointLogWriter, parsePoolEndpoints } from "../canary/pool-endpoints.js";
 import { resolveCanaryTimeout } from "../canary/timeout.js";
+import { appendTargetProblem } from "../core/append.js";
+import { displayText } from "../core/display-text.js";
 import { UsageError } from "../core/errors.js";
 import { nonEmpty, refuseServedCanary, refuseUnpairedModelFile, urlBesidePool, type CanaryPoolConfig, type OptionLabels } from "../canary/pipeline-options.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
@@ -108,6 +110,8 @@ export function canaryPoolFromSettings(settings: PoolSettings, context: Settings
   const endpoints = parsePoolEndpoints(raws, l.canaryPool, settings.provider === "openai" ? "base_url" : "origin");
   if (settings.endpointLog !== undefined && settings.endpointLog.trim() === "") throw new UsageError(`${l.endpointLog} must not be empty`);
   const logPath = settings.endpointLog === undefined ? null : resolve(context.cwd, settings.endpointLog);
+  const logProblem = logPath === null ? null : appendTargetProblem(logPath);
+  if (logProblem !== null) throw new UsageError(`${l.endpointLog}: ${displayText(settings.endpointLog ?? "")} ${logProblem}`);
   return {
     endpoints,
     onWarning: context.warn,

@@ -2,6 +2,7 @@
 // never be another file of the same run: a report renamed over a verdict cache destroyed it, an
 // endpoint log or job summary appended to the input or the manifest corrupted it. Each such
 // collision refuses the run before anything is read or written, naming the flag.
+import { execFileSync } from "node:child_process";
 import { link, lstat, mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -94,6 +95,21 @@ describe("a run's side files never share a path with another file of the run", (
     expect(ingestRun.stderr).toContain("--endpoint-log names the same file as the input");
     expect(await readFile(join(dir, "in.jsonl"), "utf8")).toBe(INPUT);
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl"]);
+  });
+
+  it("--endpoint-log naming a FIFO or a directory is refused before any check, never waited on", async () => {
+    const pool = ["--canary-endpoint", ollama.url];
+    execFileSync("mkfifo", [join(dir, "log.fifo")]);
+    await mkdir(join(dir, "logs"));
+    const screenRun = (log: string) =>
+      runCli(["screen", "in.jsonl", "--canary-model", "qwen2.5:1.5b", "--max-canary-failures", "0", ...pool, "--endpoint-log", log], { cwd: dir });
+    const fifo = await screenRun("log.fifo");
+    expect(fifo.code).toBe(2);
+    expect(fifo.stderr).toContain("--endpoint-log: log.fifo is not a regular file: a FIFO or socket would be waited on");
+    expect(fifo.stdout).toBe("");
+    const directory = await screenRun("logs");
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toContain("--endpoint-log: logs is a directory");
   });
 
   it("eval --endpoint-log naming the corpus or the run record is refused, and the corpus is not appended to", async () => {

@@ -1,10 +1,11 @@
 // Appends to a file a user named (the job summary, the endpoint log, the audit log) never go
 // through a symlink: one put at the path after the run checked its files (a swap) makes the
 // append fail, and the file it points to is left as it was.
-import { readFile, symlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendNoFollow, appendNoFollowSync } from "../../src/core/append.js";
+import { appendNoFollow, appendNoFollowSync, appendTargetProblem } from "../../src/core/append.js";
 import { endpointLogWriter } from "../../src/canary/pool-endpoints.js";
 import { CiReports } from "../../src/report/ci-reports.js";
 import { tempDir } from "../support/publish-fixtures.js";
@@ -55,6 +56,28 @@ describe("appends never follow a symlink", () => {
     await symlink("m.json", join(dir, "summary.md"));
     await reports.finish({ command: "screen", total: 0, counts: { pass: 0 } });
     expect(await manifest()).toBe("{}");
-    expect(warnings.join("")).toContain("warning: could not append the job summary to $GITHUB_STEP_SUMMARY (ELOOP)");
+    expect(warnings.join("")).toContain("warning: could not append the job summary to $GITHUB_STEP_SUMMARY (it is a symbolic link (never followed))");
+  });
+});
+
+describe("what can take an append", () => {
+  it("a regular file, a character device or a new file in an existing directory can; a FIFO, a directory, a symlink or a missing directory cannot", async () => {
+    expect(appendTargetProblem(join(dir, "m.json"))).toBeNull();
+    expect(appendTargetProblem("/dev/null")).toBeNull();
+    expect(appendTargetProblem(join(dir, "new.log"))).toBeNull();
+    execFileSync("mkfifo", [join(dir, "log.fifo")]);
+    expect(appendTargetProblem(join(dir, "log.fifo"))).toBe("is not a regular file: a FIFO or socket would be waited on");
+    await mkdir(join(dir, "sub"));
+    expect(appendTargetProblem(join(dir, "sub"))).toBe("is a directory");
+    await symlink("m.json", join(dir, "link"));
+    expect(appendTargetProblem(join(dir, "link"))).toBe("is a symbolic link (never followed)");
+    expect(appendTargetProblem(join(dir, "no", "such", "log"))).toBe("is in a directory that does not exist");
+    expect(appendTargetProblem(join(dir, "m.json", "log"))).toBe("is in a path whose parent is not a directory");
+  });
+
+  it("an append to a FIFO nobody reads fails at once (ENXIO) instead of waiting for a reader", async () => {
+    execFileSync("mkfifo", [join(dir, "log.fifo")]);
+    expect(() => appendNoFollowSync(join(dir, "log.fifo"), "x")).toThrow(expect.objectContaining({ code: "ENXIO" }));
+    await expect(appendNoFollow(join(dir, "log.fifo"), "x")).rejects.toMatchObject({ code: "ENXIO" });
   });
 });

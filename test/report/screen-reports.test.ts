@@ -1,5 +1,6 @@
 // `screen --sarif/--junit/--github`: the CI reports of a batch, checked against the official
 // SARIF 2.1.0 schema and a real XML parser, with the batch document on stdout unchanged.
+import { execFileSync } from "node:child_process";
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -316,7 +317,15 @@ describe("screen --github", () => {
     // A summary file that cannot be appended to is a warning; the gate's result stands.
     const unwritable = await screen(["--github"], { GITHUB_STEP_SUMMARY: join(dir, "no", "such", "summary.md") });
     expect(unwritable.code).toBe(run.code);
-    expect(unwritable.stderr).toContain("warning: could not append the job summary to $GITHUB_STEP_SUMMARY (ENOENT)");
+    expect(unwritable.stderr).toContain("warning: could not append the job summary to $GITHUB_STEP_SUMMARY (it is in a directory that does not exist)");
     expect(JSON.parse(unwritable.stdout)).toMatchObject({ total: 13 });
+    // A FIFO there is never opened (the open would wait for a reader, deaf to Ctrl-C): a warning too.
+    execFileSync("mkfifo", [join(dir, "summary.fifo")]);
+    const fifo = await screen(["--github"], { GITHUB_STEP_SUMMARY: join(dir, "summary.fifo") });
+    expect(fifo.code).toBe(run.code);
+    expect(fifo.stderr).toContain(
+      "warning: could not append the job summary to $GITHUB_STEP_SUMMARY (it is not a regular file: a FIFO or socket would be waited on)",
+    );
+    expect(JSON.parse(fifo.stdout)).toMatchObject({ total: 13 });
   });
 });
