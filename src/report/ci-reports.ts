@@ -2,7 +2,7 @@
 // input order and written once the run's result is final: each file atomically, the GitHub
 // summary appended to the runner's file. Paths are checked and spools created before the input is
 // read, so a bad report path refuses the run before anything is checked.
-import { stat } from "node:fs/promises";
+import { lstat, open, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { appendNoFollow, appendTargetProblem } from "../core/append.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
@@ -80,6 +80,40 @@ interface ReportFile {
   readonly entries: ScratchFile;
 }
 
+/** Bytes of an existing report path read to tell what it holds. */
+const SNIFF_BYTES = 4096;
+
+/**
+ * An existing `--sarif` or `--junit` path is replaced only when it holds a report of that format
+ * (a SARIF log, a JUnit XML document) or nothing, so a slip of the argument cannot replace another
+ * run's manifest, export, index or verdict cache, or any other file. Anything but a regular file is
+ * left to the write, which names it.
+ */
+async function refuseToReplaceOther(flag: string, path: string): Promise<void> {
+  const info = await lstat(path).catch(() => null);
+  if (info === null || !info.isFile() || info.size === 0) return;
+  let head = "";
+  const handle = await open(path, "r").catch(() => null);
+  if (handle === null) return;
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
+    head = buffer
+      .toString("utf8", 0, bytesRead)
+      .replace(/^\uFEFF/, "")
+      .trimStart();
+  } finally {
+    await handle.close();
+  }
+  const isReport =
+    flag === "--sarif"
+      ? head.startsWith("{") && (/"\$schema"\s*:\s*"[^"]*sarif/i.test(head) || /"version"\s*:\s*"2\.1\.0"/.test(head))
+      : /^<(?:\?xml\b|testsuites?\b)/.test(head);
+  if (!isReport) {
+    const what = flag === "--sarif" ? "a SARIF log" : "a JUnit XML report";
+    throw new UsageError(`${flag}: ${displayText(path)} exists and is not ${what}; it is never replaced (remove it or name another file)`);
+  }
+}
+
 /** The reports of one run. */
 export class CiReports {
   private constructor(
@@ -110,6 +144,7 @@ export class CiReports {
       [["the input", input === "-" ? null : input], ...protectedPaths.map((path): RunFile => ["an output of the run", path])],
       [...targets.map(({ flag, path }): RunFile => [flag, path]), ["$GITHUB_STEP_SUMMARY", options.github?.stepSummary]],
     );
+    for (const { flag, path } of targets) await refuseToReplaceOther(flag, path);
     const files: ReportFile[] = [];
     try {
       for (const { flag, path, format } of targets)

@@ -94,6 +94,47 @@ describe("ingest reports of held records", () => {
     expect((await readdir(dir)).sort()).toEqual(["records.jsonl"]);
   });
 
+  it("a report path that holds another run's manifest or export, or any file that is not a report of its format, is never replaced", async () => {
+    const first = await ingest([]);
+    expect(first.stderr).not.toContain("error:");
+    const [manifest, exported] = await Promise.all([readFile(join(dir, "manifest.json")), readFile(join(dir, "export.json"))]);
+    await writeFile(join(dir, "notes.txt"), "my notes\n");
+    const second = await runCli(
+      [
+        "ingest",
+        "records.jsonl",
+        "--manifest",
+        "m2.json",
+        "--export",
+        "e2.json",
+        "--ollama-url",
+        ollama.url,
+        "--sarif",
+        "manifest.json",
+        "--junit",
+        "export.json",
+      ],
+      { cwd: dir },
+    );
+    expect(second.code).toBe(3);
+    expect(second.stderr).toContain(`--sarif: ${join(dir, "manifest.json")} exists and is not a SARIF log; it is never replaced`);
+    const junit = await runCli(["ingest", "records.jsonl", "--manifest", "m2.json", "--ollama-url", ollama.url, "--junit", "notes.txt"], { cwd: dir });
+    expect(junit.code).toBe(3);
+    expect(junit.stderr).toContain("is not a JUnit XML report; it is never replaced");
+    expect(await readFile(join(dir, "manifest.json"))).toEqual(manifest);
+    expect(await readFile(join(dir, "export.json"))).toEqual(exported);
+    expect(await readFile(join(dir, "notes.txt"), "utf8")).toBe("my notes\n");
+    expect((await readdir(dir)).sort()).toEqual(["export.json", "manifest.json", "notes.txt", "records.jsonl"]);
+    // A report of the same format, or an empty file, is replaced as before.
+    const reports = await ingest(["--overwrite", "--sarif", "r.sarif", "--junit", "r.xml"]);
+    expect(reports.code).toBe(first.code);
+    await writeFile(join(dir, "empty.xml"), "");
+    const again = await ingest(["--overwrite", "--sarif", "r.sarif", "--junit", "empty.xml"]);
+    expect(again.code).toBe(first.code);
+    expect(JSON.parse(await readFile(join(dir, "r.sarif"), "utf8"))).toMatchObject({ version: "2.1.0" });
+    expect(await readFile(join(dir, "empty.xml"), "utf8")).toMatch(/^<\?xml/);
+  });
+
   it("a refused run (the canary unreachable at the gate) publishes nothing and writes no report", async () => {
     await ollama.close();
     const run = await ingest(["--sarif", "held.sarif", "--junit", "held.xml"]);
