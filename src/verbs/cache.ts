@@ -8,9 +8,23 @@ const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600
 
 /** Milliseconds of a duration such as `30d`, `12h`, `90m`, `45s` or `2w`; throws UsageError naming `flag` otherwise. */
 export function parseDuration(text: string, flag = "--older-than"): number {
-  const match = /^(\d{1,9})([smhdw])$/.exec(typeof text === "string" ? text.trim() : "");
+  // Any number of digits: a long one is too long, which the message below says, not malformed.
+  const match = /^(\d+)([smhdw])$/.exec(typeof text === "string" ? text.trim() : "");
   if (match === null) throw new UsageError(`${flag} must be a whole number and a unit (s, m, h, d or w), for example 30d or 12h`);
-  return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+  return checkedDuration(Number(match[1]) * (UNIT_MS[match[2] as string] as number), flag);
+}
+
+/**
+ * Longest age `--older-than` takes: 100,000 days (about 274 years), older than any entry and well
+ * inside what a date can hold (a longer one made "now minus it" an invalid date).
+ */
+const MAX_DURATION_MS = 100_000 * UNIT_MS.d!;
+
+/** `ms` when it is a duration prune can use (0 to MAX_DURATION_MS), else a UsageError naming `flag`. */
+function checkedDuration(ms: number, flag: string): number {
+  if (!(Number.isFinite(ms) && ms >= 0)) throw new UsageError(`${flag} must be a duration of 0 or more`);
+  if (ms > MAX_DURATION_MS) throw new UsageError(`${flag} is too long: at most 100000d (about 274 years)`);
+  return ms;
 }
 
 /** Bytes per unit of a size: decimal (KB = 1000) and binary (KiB = 1024), upper or lower case. */
@@ -88,7 +102,12 @@ export function cachePrune(options: CachePruneOptions) {
   if (options.olderThan === undefined && options.identity === undefined && options.maxBytes === undefined) {
     throw new UsageError("cache prune needs --older-than DURATION or --identity KEY (or both), or --max-bytes SIZE; nothing was removed");
   }
-  const olderThan = typeof options.olderThan === "string" ? parseDuration(options.olderThan) : options.olderThan;
+  const olderThan =
+    options.olderThan === undefined
+      ? undefined
+      : typeof options.olderThan === "string"
+        ? parseDuration(options.olderThan)
+        : checkedDuration(options.olderThan, "--older-than");
   const maxBytes = typeof options.maxBytes === "string" ? parseByteSize(options.maxBytes) : options.maxBytes;
   if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes < MIN_CACHE_FILE_BYTES)) {
     throw new UsageError(`--max-bytes must be a whole number of bytes, at least ${MIN_CACHE_FILE_BYTES}`);

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { UsageError } from "../../src/core/errors.js";
 import { cachePrune, cacheStats, parseByteSize, parseDuration } from "../../src/verbs/cache.js";
 import { humanBytes } from "../../cli/cache-stats-output.js";
 import { VerdictCache } from "../../src/cache/verdict-cache.js";
@@ -291,6 +292,13 @@ describe("cache CLI", () => {
       45_000, 5_400_000, 43_200_000, 2_592_000_000, 1_209_600_000,
     ]);
     expect(() => parseDuration("-1d")).toThrow(/--older-than/);
+    // Too long to subtract from now as a date: refused naming the range, never a RangeError.
+    for (const long of ["999999999w", "20000000w", "999999999d", `${"9".repeat(40)}s`]) {
+      expect(() => parseDuration(long)).toThrow(new UsageError("--older-than is too long: at most 100000d (about 274 years)"));
+    }
+    expect(parseDuration("100000d")).toBe(100_000 * 86_400_000);
+    expect(() => cachePrune({ cache: "x.sqlite", cwd: dir, olderThan: Number.NaN })).toThrow(new UsageError("--older-than must be a duration of 0 or more"));
+    expect(() => cachePrune({ cache: "x.sqlite", cwd: dir, olderThan: 1e300 })).toThrow(/--older-than is too long/);
     expect(() => cachePrune({ cache: "x.sqlite", cwd: dir })).toThrow(/--older-than DURATION or --identity KEY/);
   });
 });
