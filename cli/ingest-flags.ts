@@ -60,7 +60,12 @@ export function addIngestFlags(command: Command): Command {
     )
     .option("--max-metadata-keys <n>", "most metadata keys per record (strict/v1: 32)", nonNegativeIntArg)
     .option("--max-metadata-value-chars <n>", "most code points per metadata value (strict/v1: 1024)", nonNegativeIntArg)
-    .option("--concurrency <n>", "records checked at once (any value gives the same records, decisions and order; only latencies differ)", positiveIntArg, 1)
+    .option(
+      "--concurrency <n>",
+      "records checked at once (any value gives the same records, decisions and order; only latencies differ, unless the circuit breaker opens: see --max-canary-failures)",
+      positiveIntArg,
+      1,
+    )
     .option("--wait-lock <seconds>", "wait up to SECONDS for another run's publication lock on the same paths (default: fail at once)", nonNegativeIntArg)
     .option(
       "--max-canary-failures <n>",

@@ -118,13 +118,21 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
   }
   const total = head.run.records_total;
   if (run.circuitOpen !== null) {
-    warnings.push(circuitOpenWarning(target, run.circuitOpen, canary.circuitNotSent === 0 ? null : `${plural(canary.circuitNotSent, "record")} of ${total}`));
+    // The records whose own check failed (those that opened the breaker among them) are not screened either.
+    const failedHeld = [canary.outage, canary.failed].filter((held) => held !== null);
+    const failedRecords = failedHeld.reduce((sum, held) => sum + held.records, 0);
+    const reasons = failedHeld.flatMap((held) => held.reasons.map(([reason, count]) => `${reason} ${count}`));
+    const failed = failedRecords === 0 ? null : `${plural(failedRecords, "record")} whose check failed (${reasons.join(", ")})`;
+    warnings.push(
+      circuitOpenWarning(target, run.circuitOpen, canary.circuitNotSent === 0 ? null : `${plural(canary.circuitNotSent, "record")} of ${total}`, failed),
+    );
     return warnings;
   }
   // How many records each kind of failure held, and for which reasons.
   const affected = (held: { readonly records: number; readonly reasons: ReasonCounts }) => ({
     count: held.records,
     words: `${plural(held.records, "record")} of ${total}${reasonBreakdown(held.reasons)}`,
+    mixed: held.reasons.length > 1,
   });
   if (canary.outage !== null) warnings.push(canaryOutageWarning(target, canary.outage.reason, affected(canary.outage)));
   // A server answered, but its reply could not be used (another service at that URL, an empty or

@@ -25,7 +25,12 @@ export function addScreenFlags(command: Command): Command {
       singleValue(),
     )
     .option("--no-cache", "do not use a verdict cache (the default; overrides an earlier --cache)")
-    .option("--concurrency <n>", "pipeline checks run at once (any value gives the same items, states and order; only latencies differ)", positiveIntArg, 1)
+    .option(
+      "--concurrency <n>",
+      "pipeline checks run at once (any value gives the same items, states and order; only latencies differ, unless the circuit breaker opens: see --max-canary-failures)",
+      positiveIntArg,
+      1,
+    )
     .option(
       "--max-canary-failures <n>",
       "stop sending canary checks after N consecutive unreachable/timeout failures; the rest are degraded (0: never stop)",

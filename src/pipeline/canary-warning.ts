@@ -106,6 +106,8 @@ function fix(target: CanaryTarget, reason: CanaryOutageReason): string {
 export interface AffectedItems {
   readonly count: number;
   readonly words: string;
+  /** The checks failed for more than one reason: the line then says what all of them share, not the first reason's story. */
+  readonly mixed?: boolean;
 }
 
 /** ` for 3 items of 10`, or nothing for a single check. */
@@ -147,17 +149,20 @@ export function canaryReplyWarning(target: CanaryTarget, reason: string, affecte
   if (!WRONG_ANSWERS.has(reason) || target.provider === "embedded") return unusableReplyWarning(target, reason, affected);
   const [server, flag] = target.provider === "ollama" ? ["Ollama", "--ollama-url"] : ["an OpenAI-compatible server", "--base-url"];
   const scope = scopeOf(affected);
-  if (reason === "http_error" && target.modelListed === true) {
-    // It listed its models before the run: the right kind of server, failing these calls itself.
-    return (
-      `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered with an HTTP error status (${reason})${scope}; ` +
-      `${notScreened(affected)}; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)\n`
-    );
-  }
-  return (
-    `warning: canary at ${target.url} (model ${printableModelName(target.model)}) answered, but not as ${server} does (${reason})${scope}; ` +
-    `${notScreened(affected)}; fix: check that ${flag} is ${server} serving that model (docs/troubleshooting.md)\n`
-  );
+  // It listed its models before the run: the right kind of server, failing these calls itself.
+  const ownFailure = reason === "http_error" && target.modelListed === true;
+  const fixText = ownFailure
+    ? "fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)"
+    : `fix: check that ${flag} is ${server} serving that model (docs/troubleshooting.md)`;
+  // Several reasons: only some of the replies were HTTP errors or of another shape, so the line
+  // says what they all share, and the most common reason's fix.
+  const leadIn =
+    affected?.mixed === true
+      ? `answered, but its reply could not be used (${reason})`
+      : ownFailure
+        ? `answered with an HTTP error status (${reason})`
+        : `answered, but not as ${server} does (${reason})`;
+  return `warning: canary at ${target.url} (model ${printableModelName(target.model)}) ${leadIn}${scope}; ${notScreened(affected)}; ${fixText}\n`;
 }
 
 /** Not a reply at all: a text past the most windows one check screens is never sent to the canary. */
@@ -171,14 +176,16 @@ function notSentWarning(target: CanaryTarget, affected: AffectedItems | null): s
 
 /**
  * `warning: …` (one line) when the circuit breaker stopped the canary calls of a batch; `notSent`
- * says how many were then never sent ("5 items of 8"), null when none was left to send (the
- * failed checks themselves are counted in the summary, not here).
+ * says how many were then never sent ("5 items of 8"), null when none was left to send; `failed`
+ * how many more the canary did not screen because their own check failed ("5 items whose check
+ * failed (timeout)"), null for none, so the line counts every item the canary did not screen.
  */
-export function circuitOpenWarning(target: CanaryTarget, trip: BreakerTrip, notSent: string | null): string {
+export function circuitOpenWarning(target: CanaryTarget, trip: BreakerTrip, notSent: string | null, failed: string | null = null): string {
   const unsent = notSent === null ? "but every check had already been sent" : `${notSent} not screened by the canary (error canary_circuit_open)`;
+  const alsoFailed = failed === null ? "" : `, and ${failed}`;
   return (
     `warning: ${what(trip.reason, target)}: ${trip.failures} checks in a row failed (${trip.reason}); ` +
-    `stopped sending checks, ${unsent}; ` +
+    `stopped sending checks, ${unsent}${alsoFailed}; ` +
     `--max-canary-failures N changes when this happens (0 never stops); ${tripFix(target, trip)}\n`
   );
 }

@@ -46,7 +46,14 @@ export interface ScreenOptions extends CanarySettings, ReportSettings, ReaderLim
  */
 function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, target: CanaryTarget): string | null {
   const n = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
-  if (trip !== null) return circuitOpenWarning(target, trip, summary.notSent === 0 ? null : `${n(summary.notSent, "item")} of ${summary.total}`);
+  if (trip !== null) {
+    // The items whose own check failed (those that opened the breaker among them) are not screened either.
+    const failedItems = summary.outage.affected + summary.failed.affected;
+    const reasons = [...summary.outage.reasons, ...summary.failed.reasons];
+    const failed =
+      failedItems === 0 ? null : `${n(failedItems, "item")} whose check failed (${reasons.map(([reason, count]) => `${reason} ${count}`).join(", ")})`;
+    return circuitOpenWarning(target, trip, summary.notSent === 0 ? null : `${n(summary.notSent, "item")} of ${summary.total}`, failed);
+  }
   // An item blocked by a check that did run is counted, since a part of it went unscreened, and
   // said to be blocked, so that the count does not read as that many items left unscreened.
   const blockedNote = (affected: number, blocked: number): string => {
@@ -57,6 +64,7 @@ function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, ta
   const items = ({ affected, blocked, reasons }: { affected: number; blocked: number; reasons: ReasonCounts<string> }): AffectedItems => ({
     count: affected,
     words: `${n(affected, "item")} of ${summary.total}${reasonBreakdown(reasons)}${blockedNote(affected, blocked)}`,
+    mixed: reasons.length > 1,
   });
   // The most common reason of each kind is the one named, with its fix; the others are counted
   // beside it. Outages and unusable replies each get their line.

@@ -74,6 +74,27 @@ describe("the fix a canary warning gives", () => {
     );
   });
 
+  it("replies that failed for several reasons are not all called HTTP errors; the most common reason's fix stays", () => {
+    const listed = { ...ollama, modelListed: true };
+    const mixed = canaryReplyWarning(listed, "http_error", { count: 5, words: "5 items of 6 (http_error 3, output_limit 1, empty_response 1)", mixed: true });
+    expect(mixed).toBe(
+      "warning: canary at http://127.0.0.1:11434 (model qwen2.5:1.5b) answered, but its reply could not be used (http_error) for 5 items of 6 (http_error 3, output_limit 1, empty_response 1); the canary did not screen them; fix: the server listed its models before the run, so it failed these calls itself: see its log (out of memory, a model that failed to load) (docs/troubleshooting.md)\n",
+    );
+    expect(canaryReplyWarning(listed, "http_error", { count: 3, words: "3 items of 6" })).toContain(
+      "answered with an HTTP error status (http_error) for 3 items of 6",
+    );
+    expect(canaryReplyWarning(ollama, "invalid_response", { count: 2, words: "2 items of 6 (invalid_response 1, empty_response 1)", mixed: true })).toContain(
+      "answered, but its reply could not be used (invalid_response) for 2 items of 6 (invalid_response 1, empty_response 1); the canary did not screen them; fix: check that --ollama-url is Ollama serving that model",
+    );
+  });
+
+  it("the circuit-open warning counts the items whose own check failed beside those never sent", () => {
+    const trip = { failures: 5, answeredBefore: 0, reason: "timeout" as const };
+    expect(circuitOpenWarning(ollama, trip, "3 items of 9", "5 items whose check failed (timeout 5)")).toContain(
+      "stopped sending checks, 3 items of 9 not screened by the canary (error canary_circuit_open), and 5 items whose check failed (timeout 5); ",
+    );
+  });
+
   it("the circuit-open warning of a canary that never answered gives the same hint as its reason", () => {
     const trip = { failures: 5, answeredBefore: 0 };
     expect(circuitOpenWarning(ollama, { ...trip, reason: "timeout" }, "10 items of 12")).toContain(
