@@ -156,7 +156,10 @@ export async function screenDocumentRecords<D>(
   for (const entry of manifestFacts(run.manifest.document)) {
     const index = inputOf[entry.index] as number;
     const document = list[index] as D;
-    outcome.set(index, entry.admission === "admitted" ? "admitted" : { document, index, reasons: entry.hold_reasons, detail: entry.detail });
+    outcome.set(
+      index,
+      entry.admission === "admitted" ? "admitted" : { document, index, reasons: entry.hold_reasons, detail: documentDetail(entry.detail, index) },
+    );
   }
   const heldIndices = new Set([...outcome].flatMap(([index, result]) => (result === "admitted" ? [] : [index])));
   for (const [index, first] of siblingsToHold(sources, heldIndices)) {
@@ -268,6 +271,19 @@ export interface PassedDocument<R> {
 
 // The reasons that mean only "the canary did not see all of it": fail-open may pass these.
 const COVERAGE_ONLY = new Set<DocumentHoldReason>(["degraded", "unexercised", "incomplete"]);
+
+/**
+ * A manifest's detail as the caller's documents know it: the document's own position (the
+ * manifest counts only the documents that could be read, as "record N" or "item N") and the
+ * policy's key for a limit, not the CLI's flag: "record 1: 'metadata' exceeds 32 keys
+ * (--max-metadata-keys)" for document 2 reads "document 2: 'metadata' exceeds 32 keys (max_metadata_keys)".
+ */
+function documentDetail(detail: string | null, index: number): string | null {
+  if (detail === null) return null;
+  return detail
+    .replace(/^(?:record|item) \d+(?=:)/, `document ${index}`)
+    .replace(/\(--(max-[a-z-]+)\)/g, (_whole, flag: string) => `(${flag.replaceAll("-", "_")})`);
+}
 
 /** Refuses a RAG component built without a pipeline (or with something that cannot check a text), at once, not at its first call. */
 export function requirePipeline(where: string, pipeline: unknown): void {

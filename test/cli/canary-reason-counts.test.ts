@@ -57,7 +57,7 @@ describe("a run whose canary replies failed for several reasons", () => {
   it("screen names the most common reason and counts each", async () => {
     const run = await runCli(["screen", "in.jsonl", ...canary()], { cwd: dir });
     expect(run.stderr).toMatch(
-      /^warning: canary at .* answered with an HTTP error status \(http_error\) for 5 items of 6 \(http_error 3, output_limit 1, empty_response 1\); the canary did not screen them; fix: /m,
+      /^warning: canary at .* answered, but its reply could not be used \(http_error\) for 5 items of 6 \(http_error 3, output_limit 1, empty_response 1\); the canary did not screen them; fix: /m,
     );
   });
 
@@ -65,7 +65,7 @@ describe("a run whose canary replies failed for several reasons", () => {
     const run = await runCli(["ingest", "in.jsonl", "--manifest", "m.json", "--export", "e.json", ...canary()], { cwd: dir });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
-      /^warning: canary at .* answered with an HTTP error status \(http_error\) for 5 records of 6 \(http_error 3, output_limit 1, empty_response 1\); the canary did not screen them; fix: /m,
+      /^warning: canary at .* answered, but its reply could not be used \(http_error\) for 5 records of 6 \(http_error 3, output_limit 1, empty_response 1\); the canary did not screen them; fix: /m,
     );
   });
 
@@ -81,7 +81,7 @@ describe("a run whose canary replies failed for several reasons", () => {
       expect(run.stderr).toMatch(new RegExp(`^warning: canary at .* is not reachable.* for 1 ${noun} of 5: unavailable; `, "m"));
       expect(run.stderr).toMatch(
         new RegExp(
-          `^warning: canary at .* answered with an HTTP error status \\(http_error\\) for 3 ${noun}s of 5 \\(http_error 2, empty_response 1\\); `,
+          `^warning: canary at .* answered, but its reply could not be used \\(http_error\\) for 3 ${noun}s of 5 \\(http_error 2, empty_response 1\\); `,
           "m",
         ),
       );

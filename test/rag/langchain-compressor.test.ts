@@ -252,6 +252,24 @@ describe("LittleCanaryCompressor in a retriever pipeline", () => {
     await expect(transformer.transformDocuments("a page" as never)).rejects.toThrow(UsageError);
   });
 
+  it("a held document's detail names its own position and the policy's key, after an unreadable entry too", async () => {
+    const heldBy: HeldDocument<unknown>[][] = [];
+    const compressor = new LittleCanaryCompressor({ pipeline: pipeline(), onHeld: (list) => void heldBy.push([...list]) });
+    const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, "v"]));
+    await compressor.compressDocuments(
+      [
+        null,
+        new Document({ pageContent: "The returns policy allows 30 days." }),
+        new Document({ pageContent: "Too many keys.", metadata: many }),
+        new Document({ pageContent: "" }),
+      ] as never,
+      "q",
+    );
+    const details = new Map(heldBy.at(-1)?.map((h) => [h.index, h.detail]));
+    expect(details.get(2)).toBe("document 2: 'metadata' exceeds 32 keys (max_metadata_keys)");
+    expect(details.get(3)).toBe("document 3: 'text' must be a non-empty string");
+  });
+
   it("metadata whose getter or proxy trap throws holds its document as malformed, and an array with holes is read as undefined entries", async () => {
     const heldBy: HeldDocument<unknown>[][] = [];
     const compressor = new LittleCanaryCompressor({ pipeline: pipeline(), onHeld: (list) => void heldBy.push([...list]) });

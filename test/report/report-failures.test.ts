@@ -30,6 +30,10 @@ afterEach(async () => {
   await cleanup();
 });
 
+// Earlier reports of each format (a report path is replaced only when it holds one: docs/ci.md).
+const OLD_SARIF = '{"version":"2.1.0","runs":[],"old":true}';
+const OLD_JUNIT = '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="old"/>\n';
+
 describe("CI reports of a run that fails after its checks", () => {
   it("an ingest refused after its checks prints no annotation and publishes nothing", async () => {
     const lines: string[] = [];
@@ -111,9 +115,9 @@ describe("CI reports of a run that fails after its checks", () => {
 
 describe("CI reports all written before any replaces an earlier one", () => {
   it("a JUnit report that cannot be written leaves the earlier SARIF log as it was, and no temp file", async () => {
-    await writeFile(join(dir, "out.sarif"), "OLD SARIF");
+    await writeFile(join(dir, "out.sarif"), OLD_SARIF);
     await mkdir(join(dir, "junit"));
-    await writeFile(join(dir, "junit", "out.xml"), "OLD JUNIT");
+    await writeFile(join(dir, "junit", "out.xml"), OLD_JUNIT);
     let blocked = false;
     const screening = screenWithReports({
       input: "in.jsonl",
@@ -132,14 +136,14 @@ describe("CI reports all written before any replaces an earlier one", () => {
       reports: { sarif: "out.sarif", junit: "junit/out.xml" },
     });
     await expect(screening).rejects.toThrow(/--junit: could not write the report .*out\.xml \(EISDIR\)/);
-    expect(await readFile(join(dir, "out.sarif"), "utf8")).toBe("OLD SARIF");
+    expect(await readFile(join(dir, "out.sarif"), "utf8")).toBe(OLD_SARIF);
     expect((await readdir(dir)).sort()).toEqual(["in.jsonl", "junit", "out.sarif"]);
     expect(await readdir(join(dir, "junit"))).toEqual(["out.xml"]);
   });
 
   it("with both reports writable, both are replaced", async () => {
-    await writeFile(join(dir, "out.sarif"), "OLD SARIF");
-    await writeFile(join(dir, "out.xml"), "OLD JUNIT");
+    await writeFile(join(dir, "out.sarif"), OLD_SARIF);
+    await writeFile(join(dir, "out.xml"), OLD_JUNIT);
     await screenWithReports({
       input: "in.jsonl",
       cwd: dir,
