@@ -58,6 +58,36 @@ async function probeAvailability(check: () => Promise<boolean>): Promise<{ avail
 /** The report before its verdict fields; built in the order its keys are serialized. */
 type HealthDraft = { -readonly [K in keyof Omit<HealthReport, "ready" | "degraded" | "status" | "coverage">]: HealthReport[K] };
 
+/**
+ * Adds to `report` where the checks go (the endpoint, or the pool's) and what is known of the
+ * canary's context window, all read without a request; says whether that context is too small.
+ */
+function whereChecksGo(pipeline: HealthSubject, report: HealthDraft): { readonly contextTooSmall: boolean } {
+  const o = pipeline.options;
+  const pool = poolMembers(pipeline.probe);
+  if (o.provider === "embedded") {
+    // In this process: there is no URL to show.
+    report.endpoint_origin = "embedded";
+  } else if (pool !== null) {
+    // The checks go to the pool's endpoints, never to the provider's default URL.
+    const origins = pool.map((probe) => probe.endpointOrigin);
+    report.endpoint_origin = pipeline.probe.endpointOrigin;
+    report.endpoint_class = poolClass(origins);
+    report.canary_endpoints = origins;
+  } else {
+    const url = o.provider === "openai" ? o.baseUrl : o.ollamaUrl;
+    const origin = endpointOrigin(url);
+    report[o.provider === "openai" ? "base_url" : "ollama_url"] = origin;
+    report.endpoint_origin = origin === "<invalid endpoint>" ? "invalid" : origin;
+    report.endpoint_class = endpointClass(url);
+  }
+  if (canaryKind(pipeline.probe) !== "ollama") return { contextTooSmall: false };
+  // Read without a request: the health check never waits on a chat call (the Ollama probe's knownRunContext).
+  const known = (pipeline.probe as CanaryProbe & { readonly knownRunContext: RunContext | null }).knownRunContext;
+  report.canary_context = known === null ? "unknown" : known.loaded.kind;
+  return { contextTooSmall: known?.loaded.kind === "too_small" };
+}
+
 /** The configuration part of a report, which no backend's answer changes. */
 function configuration(o: ResolvedPipelineOptions): HealthDraft {
   return {
@@ -88,9 +118,15 @@ function poolClass(origins: readonly string[]): NonNullable<HealthReport["endpoi
 }
 
 /** The report before any backend has answered (`/health` before its first check): never ready while there is a canary to ask. */
-export function pendingHealthReport({ options: o }: Pick<HealthSubject, "options">): HealthReport {
-  const canary = o.enableCanary ? { canary_model: o.canaryModel, canary_available: false, canary_timeout: o.canaryTimeout } : {};
-  return concluded({ ...configuration(o), ...canary }, !o.enableCanary, o);
+export function pendingHealthReport(pipeline: HealthSubject): HealthReport {
+  const o = pipeline.options;
+  const report = configuration(o);
+  if (o.enableCanary) {
+    Object.assign(report, { canary_model: o.canaryModel, canary_available: false, canary_timeout: o.canaryTimeout, temperature: o.temperature });
+    // Where the checks go is known without asking: a report waiting on its backend says it too.
+    whereChecksGo(pipeline, report);
+  }
+  return concluded(report, !o.enableCanary, o);
 }
 
 /** The readiness report of `pipeline`: its configuration, then each backend asked whether it answers. */
@@ -99,7 +135,6 @@ export async function buildHealthReport(pipeline: HealthSubject): Promise<Health
   const report = configuration(o);
   let ready = true;
   if (o.enableCanary) {
-    const url = o.provider === "openai" ? o.baseUrl : o.ollamaUrl;
     // The judge's own readiness check (the regex analyzer has none).
     const judgeCheck = o.judgeModel !== null ? pipeline.analyzer.isAvailable?.bind(pipeline.analyzer) : undefined;
     const [canary, judge] = await Promise.all([
@@ -111,29 +146,8 @@ export async function buildHealthReport(pipeline: HealthSubject): Promise<Health
     if (canary.threw) report.canary_check = "failed";
     report.canary_timeout = o.canaryTimeout;
     report.temperature = o.temperature;
-    const pool = poolMembers(pipeline.probe);
-    if (o.provider === "embedded") {
-      // In this process: there is no URL to show.
-      report.endpoint_origin = "embedded";
-    } else if (pool !== null) {
-      // The checks go to the pool's endpoints, never to the provider's default URL.
-      const origins = pool.map((probe) => probe.endpointOrigin);
-      report.endpoint_origin = pipeline.probe.endpointOrigin;
-      report.endpoint_class = poolClass(origins);
-      report.canary_endpoints = origins;
-    } else {
-      const origin = endpointOrigin(url);
-      report[o.provider === "openai" ? "base_url" : "ollama_url"] = origin;
-      report.endpoint_origin = origin === "<invalid endpoint>" ? "invalid" : origin;
-      report.endpoint_class = endpointClass(url);
-    }
-    ready = canary.available;
-    if (canaryKind(pipeline.probe) === "ollama") {
-      // Read without a request: the health check never waits on a chat call (the Ollama probe's knownRunContext).
-      const known = (pipeline.probe as CanaryProbe & { readonly knownRunContext: RunContext | null }).knownRunContext;
-      report.canary_context = known === null ? "unknown" : known.loaded.kind;
-      if (known?.loaded.kind === "too_small") ready = false;
-    }
+    const { contextTooSmall } = whereChecksGo(pipeline, report);
+    ready = canary.available && !contextTooSmall;
     // `judge` is non-null only when a judge model is set; the second test says so to the compiler.
     if (judge !== null && o.judgeModel !== null) {
       report.judge_model = o.judgeModel;

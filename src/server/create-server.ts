@@ -276,7 +276,9 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
   return {
     // A missing or too old result is never passed off as current readiness: the configuration
     // part is reported with ready:false (unless there is no backend to wait for).
-    ...(cached.report ?? pendingHealthReport(pipeline)),
+    // A result that went stale with none newer means no check has finished recently: the check
+    // itself could not finish, which `canary_check: "failed"` says (docs/serve.md).
+    ...(cached.report ?? { ...pendingHealthReport(pipeline), ...(cached.stale && pipeline.options.enableCanary ? { canary_check: "failed" } : {}) }),
     // Integrations read these to see how the service will treat their requests.
     canary_timeout: pipeline.describe().canaryTimeout,
     health_checked: cached.ageMs !== null,

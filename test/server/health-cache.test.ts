@@ -142,5 +142,13 @@ describe("/health never serves a result older than its reuse window", () => {
     // degraded report would only come after the probe's own timeout, without health_stale).
     const after = (await (await fetch(`${running.url}/health`)).json()) as Record<string, unknown>;
     expect(after).toMatchObject({ ready: false, degraded: true, status: "degraded", health_checked: true, health_stale: true, health_age_seconds: 600 });
+    // No check finished recently: the check itself is "failed", and where checks go is still said.
+    expect(after).toMatchObject({
+      canary_check: "failed",
+      canary_available: false,
+      ollama_url: ollama.url,
+      endpoint_class: "loopback",
+      canary_context: expect.any(String),
+    });
   });
 });
