@@ -100,6 +100,8 @@ def _check_failure_mode(raw: Optional[str]) -> str:
 _MIN_TOKEN_CHARS = 16
 _MAX_TOKEN_CHARS = 1024
 _MAX_TOKEN_FILE_BYTES = _MAX_TOKEN_CHARS + 1024
+# What JavaScript's String.prototype.trim removes at either end: white space and line terminators.
+_JS_TRIMMED = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
 def _read_token(path: str) -> str:
@@ -124,7 +126,9 @@ def _read_token(path: str) -> str:
     if len(data) > _MAX_TOKEN_FILE_BYTES:
         raise ConfigError(f"LITTLE_CANARY_TOKEN_FILE is larger than {_MAX_TOKEN_FILE_BYTES} bytes")
     try:
-        token = data.decode("utf-8").strip()
+        # Trimmed as the service trims it (JavaScript's trim): its white space and a byte order
+        # mark (U+FEFF), which Notepad writes and str.strip() alone would keep.
+        token = data.decode("utf-8").strip(_JS_TRIMMED)
     except UnicodeDecodeError:
         raise ConfigError("LITTLE_CANARY_TOKEN_FILE is not UTF-8 text") from None
     if token == "" or any(not 0x21 <= ord(c) <= 0x7E for c in token):

@@ -108,6 +108,10 @@ class SettingsTests(unittest.TestCase):
                 return plugin_module.Settings({"LITTLE_CANARY_TOKEN_FILE": str(path)}).errors
 
             self.assertEqual(errors_for("good", secret + "\n"), [])
+            # A byte order mark is trimmed as `serve` trims it, so the same file works for both.
+            self.assertEqual(errors_for("bom", "\ufeff" + secret + "\r\n"), [])
+            path = pathlib.Path(tmp, "bom")
+            self.assertEqual(plugin_module._read_token(str(path)), secret)
             shared = errors_for("shared", secret, 0o644)
             self.assertEqual(shared, ["LITTLE_CANARY_TOKEN_FILE is readable or writable by group or others (chmod 600 it)"])
             self.assertEqual(errors_for("short", "abc"), ["LITTLE_CANARY_TOKEN_FILE must hold a token of 16 to 1024 characters"])
