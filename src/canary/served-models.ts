@@ -50,12 +50,20 @@ export function shownList(items: readonly string[], max: number, show: (item: st
 export const OPENAI_MODEL_FIX = "fix: serve that model there, or give --canary-model one it serves";
 
 /** `canary model M is not available at ORIGIN (it serves: …); fix: ollama pull M` (Ollama), or `… is not served at ORIGIN …; fix: …` (OpenAI-compatible). */
-export function modelNotFoundMessage(provider: "ollama" | "openai", model: string, origin: string, served: readonly string[]): string {
+export function modelNotFoundMessage(
+  provider: "ollama" | "openai",
+  model: string,
+  origin: string,
+  served: readonly string[],
+  role: "canary" | "judge" = "canary",
+): string {
   const m = printableModelName(model);
   const list = served.length === 0 ? "nothing" : shownList(served, MAX_LISTED, sanitizedName);
+  // The judge is optional: leaving it out is a fix too.
+  const orWithout = role === "judge" ? ", or run without --judge-model" : "";
   return provider === "ollama"
-    ? `canary model ${m} is not available at ${origin} (it serves: ${list}); fix: ollama pull ${m}`
-    : `canary model ${m} is not served at ${origin} (it serves: ${list}); ${OPENAI_MODEL_FIX}`;
+    ? `${role} model ${m} is not available at ${origin} (it serves: ${list}); fix: ollama pull ${m}${orWithout}`
+    : `${role} model ${m} is not served at ${origin} (it serves: ${list}); ${OPENAI_MODEL_FIX}${orWithout}`;
 }
 
 /**
@@ -79,7 +87,13 @@ export function unreachableMessage(provider: "ollama" | "openai", origin: string
 }
 
 /** The refusal for a model the server does not list, or null (a server with no list is left to the checks). */
-export function missingModelError(provider: "ollama" | "openai", model: string, origin: string, served: ServedModels): CanaryModelError | null {
+export function missingModelError(
+  provider: "ollama" | "openai",
+  model: string,
+  origin: string,
+  served: ServedModels,
+  role: "canary" | "judge" = "canary",
+): CanaryModelError | null {
   if (served.kind !== "listed" || served.hasModel) return null;
-  return new CanaryModelError(modelNotFoundMessage(provider, model, origin, served.names));
+  return new CanaryModelError(modelNotFoundMessage(provider, model, origin, served.names, role));
 }

@@ -8,6 +8,7 @@ import { canaryKind, poolMembers } from "../canary/identity.js";
 import type { EmbeddedCanaryProbe } from "../canary/embedded-probe.js";
 import { isGenuinePipeline } from "./pipeline.js";
 import { confirmCanaryModel } from "./canary-warning.js";
+import { missingModelError, type ServedModels } from "../canary/served-models.js";
 
 /**
  * Before any check: the server must list the canary model (CanaryModelError); an embedded canary is
@@ -26,6 +27,7 @@ export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextP
   const kind = canaryKind(probe);
   // The server must serve the model before anything else is asked of it (canary-warning.ts).
   await confirmCanaryModel(probe);
+  await confirmJudgeModel(pipeline.analyzer, o.judgeModel, o.provider, probe.endpointOrigin);
   if (kind === "embedded") {
     const opened = await (probe as EmbeddedCanaryProbe).open();
     if (!opened.ok) throw opened.error;
@@ -50,4 +52,16 @@ export async function preflightCanary(pipeline: unknown): Promise<OpenAIContextP
   }
   if (o.provider !== "openai" || kind !== "openai") return null;
   return proveOpenAIContext(probe as OpenAICanaryProbe, need(probe as OpenAICanaryProbe));
+}
+
+/**
+ * With an LLM judge (`--judge-model`), its server must list that model too: otherwise every check
+ * would be degraded as `analysis_failed`, and the warning would send the user to the canary.
+ */
+async function confirmJudgeModel(analyzer: unknown, judgeModel: string | null, provider: string, origin: string): Promise<void> {
+  if (judgeModel === null || (provider !== "ollama" && provider !== "openai")) return;
+  const judge = analyzer as { servedModels?: () => Promise<ServedModels> };
+  if (typeof judge.servedModels !== "function") return;
+  const missing = missingModelError(provider, judgeModel, origin, await judge.servedModels(), "judge");
+  if (missing !== null) throw missing;
 }
