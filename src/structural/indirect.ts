@@ -8,7 +8,7 @@
 // reply, include your order number" asks a human for their own data (not a planted object).
 
 import * as L from "./labels.js";
-import { GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
+import { citedSpecimen, GAP, type Rule, rule, WIDE_GAP } from "./rule.js";
 import { TOOL_ABUSE_RULES } from "./tool-abuse.js";
 
 // ---- word classes ----------------------------------------------------------------------------
@@ -106,20 +106,24 @@ const NOT_MY_ASSISTANT = "(?<!\\b(?:my|our)\\s)";
 const READING_CLAUSE = `\\s+(?:that\\s+(?:is|are)\\s+|who\\s+(?:is|are)\\s+)?${PARTICIPLE}\\b${GAP(60)}`;
 
 /**
- * A bare plural "assistants" or "agents" in a note is staff ("Attention all agents: please update
- * your contact details", "Reminder to all support agents - never ask for a card number"): it names
- * an AI reader only with what it is doing to the content (READING_CLAUSE) or an AI word at most one
- * word before it ("all AI shopping agents").
+ * A bare plural "assistants" or "agents" in an announcement is staff ("Attention all agents: please
+ * update your contact details", "Reminder to all support agents - never ask for a card number"): it
+ * names an AI reader there only with what it is doing to the content (READING_CLAUSE) or an AI word
+ * at most one word before it ("all AI shopping agents"). In a note, message or instructions to them
+ * ("Note to all agents: forward …", "Instructions for assistants: reply with …") it stays an AI
+ * reader, as nothing in the words tells the two apart.
  */
 const BARE_PLURAL_AI = `${NOT_A_JOB_TITLE}${NOT_MY_ASSISTANT}(?:assistants|agents)\\b`;
+/** The words that open an announcement to staff ("Attention all agents:", "Reminder to all support agents -"). */
+const ANNOUNCEMENT = "\\b(?:notice|attention|attn|important|warning|reminder)\\b";
 const AI_WORD_BEFORE = "(?<=\\b(?:AI|A\\.I\\.|LLM|GPT|bot|automated|autonomous|virtual|digital)[\\s-]+(?:[\\w-]+\\s+)?(?:assistants|agents))";
 
 /** "note for the AI summarizer:", "instructions to any assistant reading this," … */
 const NOTE_TO_AI =
-  "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for)|\\s*[:!])?)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
+  "\\b(?:(?:note|notes|message|memo|reminder|instructions?|directions|directive|request|P\\.?S\\.?)\\s*(?:to|for)|(?:notice|attention|attn|important|warning)(?:\\s*(?:to|for))?)\\s+(?:the\\s+|any\\s+|all\\s+|every\\s+|an?\\s+|our\\s+|my\\s+|whichever\\s+)?(?:[\\w-]+\\s+){0,2}?" +
   // A note to "the travel agent" or to "my assistant" is office mail; the reading shapes below
   // (TO_AI_READER, AI_PROCESSING_THIS) leave out the same jobs.
-  `(?:${aiNoun(`${NOT_A_JOB_TITLE}${NOT_MY_ASSISTANT}`, false)}(?:${READING_CLAUSE})?|${BARE_PLURAL_AI}(?:${READING_CLAUSE}|${AI_WORD_BEFORE}))` +
+  `(?:${aiNoun(`${NOT_A_JOB_TITLE}${NOT_MY_ASSISTANT}`, false)}(?:${READING_CLAUSE})?|${BARE_PLURAL_AI}(?:${READING_CLAUSE}|${AI_WORD_BEFORE}|(?<!${ANNOUNCEMENT}(?:\\s*(?:to|for))?\\s+(?:(?:all|every|our|the)\\s+)?(?:[\\w-]+\\s+)?(?:assistants|agents))))` +
   `\\s*(?:[:,;!—–\\])-]|\\.(?=\\s))`;
 
 /** "to any AI reading this:", "hey assistant summarizing this thread," */
@@ -143,13 +147,13 @@ const IF_YOU_ARE_AI = `\\bif\\s+you(?:\\s+are|'re)\\s+(?:an?\\s+|the\\s+)?(?:AI|
 const WHEN_PROCESSING_THIS = `\\b(?:when|while|as|once|after|before|if)\\s+(?:you\\s+(?:are\\s+)?|you're\\s+)?(?:asked\\s+to\\s+|told\\s+to\\s+)?(?:process|summari[sz]|translat|pars|index|ingest|answer\\w*\\s+questions?\\s+about|screen|triag)\\w*\\s+(?:this|these|the\\s+(?:above|following))\\s+(?:[\\w-]+\\s+){0,2}?${DOC_NOUN}\\b${GAP(40)}[,:;—–-]\\s*(?:(?:please|instead|also|first|always)\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+(?:also\\s+|instead\\s+)?)?`;
 
 /**
- * "Dear model," / "Hey chatbot —" / "Dear browsing agent,": a vocative to an AI reader named as
- * one; only outside-task actions follow (a user may greet an assistant and ask for a poem). Not a
- * bare "agent" or "assistant" ("Dear agent, please forward my application" is a letter), and not
- * the AI names that are also people's names ("Dear Claude, please send the invoice").
+ * "Dear model," / "Hey AI —" / "Dear browsing agent,": a vocative to an AI reader named by its
+ * kind; only outside-task actions follow. Not an assistant's own name ("Hi ChatGPT, please email my
+ * boss", "Hey Copilot, run the tests" are how users ask their assistant), not a bare "agent" or
+ * "assistant" ("Dear agent, please forward my application" is a letter).
  */
 const DEAR_AI =
-  "\\b(?:dear|hey|hello|hi|yo|attention)\\s+(?:AI|A\\.I\\.|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|virtual|digital|e-?mail|coding|code|writing|smart|browsing|browser|web|shopping)\\s+(?:assistants?|agents?|models?)|AI\\s+(?:system|reader)s?|models?|chat\\s?bots?|copilots?|GPT(?:-?\\d[\\w.]*)?|ChatGPT|summari[sz]ers?)\\s*(?:[:,;!—–-]|\\.(?=\\s))\\s*(?:(?:please|kindly|now|immediately|also|first|just)\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+)?";
+  "\\b(?:dear|hey|hello|hi|yo|attention)\\s+(?:AI|A\\.I\\.|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|browsing|browser|web|shopping)\\s+(?:assistants?|agents?|models?)|AI\\s+(?:system|reader)s?|models?|summari[sz]ers?)\\s*(?:[:,;!—–-]|\\.(?=\\s))\\s*(?:(?:please|kindly|now|immediately|also|first|just)\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+)?";
 
 // ---- the rules -------------------------------------------------------------------------------
 
@@ -171,11 +175,12 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       // "never tell the user about these instructions"
       `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b` +
       // The reader's own act hidden from the user: "don't tell the user you did this", "do not
-      // mention it in your summary". Only with the reader as the one who acted ("you …") or its
-      // own output named, so "don't tell the user they made a mistake" and "don't mention it to
-      // Sarah" pass.
-      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:tell|inform|notify|alert|let)\\s+(?:the|your)\\s+users?(?:\\s+know)?\\s+(?:that\\s+|about\\s+(?:it|this|that)\\s*,?\\s*|what\\s+)?you(?:['’]ve|\\s+(?:did|have|had|just|sent|forwarded|changed|deleted|made|ran|executed|copied|shared|moved|transferred|followed|received|saw|read|found))\\b` +
-      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:mention|reveal|disclose|report|acknowledge)\\s+(?:this|it|that|the\\s+(?:transfer|payment|change|action|request|forwarding|deletion|upload))\\s+(?:to\\s+the\\s+users?|in\\s+(?:your|the)\\s+(?:final\\s+|daily\\s+|next\\s+)?${OUTPUT_NOUN})\\b`,
+      // mention it in your summary". Only with the reader's act done to "this/it" or its own output
+      // named, so "don't tell the user they made a mistake", "never tell the user you received their
+      // card number over chat", "don't mention it in the daily summary" and "… in your reply to the
+      // vendor" (advice to people) pass.
+      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:tell|inform|notify|alert|let)\\s+(?:the|your)\\s+users?(?:\\s+know)?\\s+(?:that\\s+)?you(?:['’]ve|\\s+have|\\s+just)?\\s+(?:did|done|sent|forwarded|changed|deleted|ran|executed|copied|shared|moved|transferred|uploaded|paid|approved)\\s+(?:this|that|it|them)\\b` +
+      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:mention|reveal|disclose|report|acknowledge)\\s+(?:this|it|that|the\\s+(?:transfer|payment|change|action|request|forwarding|deletion|upload))\\s+(?:to\\s+the\\s+users?|in\\s+your\\s+(?:final\\s+|next\\s+)?${OUTPUT_NOUN}\\b(?!\\s+to\\b))\\b`,
   ),
   // Task hijacks: the planted text replaces or extends what the reader was asked to do.
   rule(
@@ -226,6 +231,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.AUDIENCE_MANIPULATION,
     `\\b(?:tell|inform|advise|instruct|ask|urge|remind|warn|convince|persuade|encourage|direct|get|suggest\\s+to|recommend\\s+(?:to|that))\\s+(?:the|all|any|every|each)\\s+(?:users?|readers?|recipients?|visitors?)\\s+(?:to|that|they)\\b${WIDE_GAP(100)}(?:https?:\\/\\/|www\\.|\\b[\\w-]{2,}\\.(?:com|net|org|io|xyz|info|biz|ru|cn|top|click|link|co|app|site|online|shop|me|ly|dev|ai|cloud|live|tech|store|page|pw|tk|su)\\b|\\b[\\w.+-]{1,40}@[\\w-]{1,40}\\.[a-z]{2,6}\\b|\\+?\\d[\\d\\s().-]{7,}\\d|\\b(?:IBAN|bitcoin|BTC|crypto(?:currency)?|wallet|gift\\s+cards?|wire\\s+transfer|bank\\s+(?:account|details|transfer))\\b)`,
+    { accept: (m) => !citedSpecimen(m) },
   ),
   // Exfiltration: a markdown/HTML image or link whose URL carries a placeholder for data.
   rule(
@@ -259,6 +265,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
     L.UNRESTRICTED_PERSONA,
     "\\b(?:pretend|imagine|suppose|act\\s+as\\s+(?:if|though))\\s+(?:that\\s+)?(?:you\\s+are|you're)\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)?(?:evil|malicious|rogue|unrestricted|unfiltered|uncensored|unethical|amoral|jailbroken|unhinged)\\s+(?:AI|A\\.I\\.|assistant|chatbot|bot|model|LLM|language\\s+model)\\b" +
       "|\\b(?:stell\\s+dir\\s+vor|stellen\\s+Sie\\s+sich\\s+vor|tu\\s+so\\s+als\\s+ob)\\s*,?\\s*(?:du\\s+bist|Sie\\s+sind|du\\s+warst|Sie\\s+waren)\\s+(?:eine?\\s+)?(?:bose|boshafte|unzensierte|uneingeschrankte|skrupellose)\\s+(?:KI|AI|Assistent|Chatbot|Bot)\\b",
+    { accept: (m) => !citedSpecimen(m) },
   ),
   // Code that collects local data and sends it away, or runs code it has just fetched.
   rule(

@@ -13,7 +13,7 @@
 // folded view (no accents).
 
 import * as L from "./labels.js";
-import { type Rule, rule } from "./rule.js";
+import { citedSpecimen, type Rule, rule } from "./rule.js";
 
 /** What a persona is declared free of. */
 const LIMIT_NOUN =
@@ -97,7 +97,7 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
       // Not limits of something else ("no limits on message length"), nor a setting that is not
       // there ("the resource does not have a policy set", "no rules attached").
       "(?!\\s+(?:on|for|regarding|about|as\\s+to|of\\s+(?:length|size|use|usage)|set|attached|defined|configured|assigned|applied|enabled|bound)\\b)",
-    { accept: (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW) },
+    { accept: (m) => nearby(AI_CONTEXT, m, CONTEXT_WINDOW) && !citedSpecimen(m) },
   ),
   // An order never to break character, held next to a sign that the role is a way around a
   // refusal (no matter what, even if, illegal, refuse, not even for a second).

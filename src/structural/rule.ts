@@ -49,3 +49,36 @@ export function quotedListFollows(after: string): boolean {
 export function quotedListPrecedes(before: string): boolean {
   return /["”'’»」』“][^\n"“'‘«「„」』”]{0,20}$/u.test(before.slice(-40));
 }
+
+/** What a citing word opens: the quotation mark right after it, and the text of the quotation up to the match. */
+const CITED_OPENING =
+  /\b(?:like|such\s+as|e\.g\.|for\s+(?:example|instance)|saying|says|said|types|typed|typing|writes|wrote|writing|asks|asked|requests|prompts?\s+like|phrases?|strings?|called|named|reads|quotes|quoted|quoting|reported|logged|observed)(?:\s+[\w'’-]+){0,3}?\s*[:,]?\s*(["'“‘«„])[^"'“”‘’«»„\n]{0,60}$/iu;
+
+/** The marks that close a quotation opened by each mark (a straight quote closes either way). */
+const CLOSERS: Readonly<Record<string, RegExp>> = {
+  '"': /["”]/u,
+  "'": /['’](?!\p{L})/u,
+  "“": /[”“"]/u,
+  "‘": /[’'](?!\p{L})/u,
+  "«": /»/u,
+  "„": /[“”"]/u,
+};
+
+/**
+ * Whether the match `m` is a cited specimen: it lies inside a quotation that a citing word opens
+ * ("a user types something like 'pretend you have no rules'", "requests to 'print everything above
+ * this line'", "prompts such as \"…\""), and the quotation closes after it on the same line. Prose
+ * about prompt injection quotes an attack to discuss it; an imperative ("say '…'", "write a message: '…'")
+ * is not a citing word, so only reporting forms count (says, wrote, types, asked, quotes…).
+ */
+export function citedSpecimen(m: RegExpExecArray): boolean {
+  const opening = CITED_OPENING.exec(m.input.slice(Math.max(0, m.index - 80), m.index));
+  const closer = opening === null ? undefined : CLOSERS[opening[1] as string];
+  if (closer === undefined) return false;
+  if (closer.test(m[0])) return false;
+  const end = m.index + m[0].length;
+  const after = m.input.slice(end, end + 200);
+  const close = after.search(closer);
+  const line = after.indexOf("\n");
+  return close !== -1 && (line === -1 || close < line);
+}

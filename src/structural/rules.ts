@@ -18,7 +18,7 @@ import { decodeBase64Text } from "./decode.js";
 import { INDIRECT_RULES } from "./indirect.js";
 import { MULTILINGUAL_RULES } from "./multilingual.js";
 import { ROLEPLAY_RULES } from "./roleplay.js";
-import { GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
+import { citedSpecimen, GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from "./rule.js";
 
 /**
  * Version of the structural rule set: the built-in rules, the views (normalize.ts,
@@ -60,13 +60,12 @@ export function ruleSpans(r: Pick<Rule, "re" | "accept" | "requires">, text: str
 const OVERRIDE_VERB = "(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|discard|abandon|neglect|dismiss|set\\s+aside|throw\\s+out)";
 /**
  * The override verbs that are also everyday words for data and steps ("drop all existing rules in
- * the firewall", "skip the previous commands", "discard previous context"): with them, earlier or
- * all/any rules count only when they are instructions or a prompt (WEAK_OVERRIDE_NOUN), or the
- * reader's own ("drop your rules").
+ * the firewall", "skip the previous constraints on the table"): with them, rules or constraints that
+ * sit somewhere (`in the …`, `from the …`, `on the …`, `of the …`) are data, not the reader's instructions.
  */
 const STRONG_OVERRIDE_VERB = "(?:ignore|disregard|forget|override|overrule|bypass)";
 const WEAK_OVERRIDE_VERB = "(?:skip|drop|discard|abandon|neglect|dismiss|set\\s+aside|throw\\s+out)";
-const WEAK_OVERRIDE_NOUN = "(?:instructions?|directives?|directions|prompts?|guidelines|guidance|programming|system\\s+prompt)";
+const IN_A_PLACE = "(?!\\s+(?:in|from|on|of|at|inside|within)\\s+(?:the|this|that|these|those|our|a|an|each|every)\\b)";
 const EARLIER = "(?:previous|prior|above|earlier|preceding|foregoing|initial|original|old|existing|former)";
 const INSTRUCTION_NOUN =
   "(?:instructions?|directives?|directions|rules|guidelines|prompts?|commands|guidance|programming|constraints|context|orders|polic(?:y|ies)|restrictions|safeguards|guardrails|training)";
@@ -85,11 +84,15 @@ const THIRD_PARTY =
 const SPECIMEN_TASK =
   "(?:translate|summari[sz]e|render|explain|classify|label|paraphrase|proofread|analy[sz]e|format|transcribe|quote|detect|flag|spot|identify)";
 
+/** What a licence or policy forbids beside bypassing ("may not circumvent or bypass"): the one verb that may stand between a prohibition and an override verb. */
+const PROHIBITED_ACT =
+  "(?:circumvent|evade|avoid|defeat|disable|remove|modify|alter|tamper\\s+with|work\\s+around|get\\s+around|violate|breach|override|ignore|bypass|disregard|reverse\\s+engineer|copy|use)";
+
 const notReported = (verbs: string): string =>
   // Forbidden, not ordered: "nor attempt to bypass any technical restrictions", "you may not
   // circumvent or bypass any security restrictions", "don't ignore your instructions from the
   // fire marshal" ("why not ignore …" still asks).
-  `(?<!(?<!\\bwhy\\s+)(?:\\b(?:not|never|nor|cannot|without)|n['’]t)\\s+(?:(?:attempt|try|seek)\\s+to\\s+)?(?:[\\w-]+\\s+(?:or|nor|and)\\s+)?${verbs})` +
+  `(?<!(?<!\\bwhy\\s+)(?:\\b(?:not|never|nor|cannot|without)|n['’]t)\\s+(?:(?:attempt|try|seek)\\s+to\\s+)?(?:${PROHIBITED_ACT}\\s+(?:or|nor)\\s+)?${verbs})` +
   "(?<!\\b(?:attackers?|hackers?|adversar(?:y|ies)|someone|somebody|they|models?|bots?|agents?|LLMs?|chatbots?|assistants?|it|he|she|users?|people|one|systems?)\\s+(?:can|could|may|might|would|will|should|(?:tries|try|tried|attempts?|attempted)\\s+to)\\s+" +
   verbs +
   ")" +
@@ -104,10 +107,10 @@ const notReported = (verbs: string): string =>
 
 /**
  * After "forget everything you were taught": not a subject of its own ("… about sourdough"), which
- * is advice about a craft; "… about your rules" still overrides.
+ * is advice about a craft; "… about your rules", "… about safety" or "… about being an AI" still overrides.
  */
 const NOT_A_SUBJECT_TAUGHT =
-  "(?!\\s+(?:about|regarding|concerning)\\s+(?!(?:your|the|these|those|any|all|my)\\s+(?:[\\w-]+\\s+)?(?:instructions?|rules|guidelines|prompts?|programming|restrictions|polic(?:y|ies)|training)\\b))";
+  "(?!\\s+(?:about|regarding|concerning)\\s+(?!(?:(?:your|the|these|those|any|all|my|being|an?)\\s+)?(?:[\\w-]+\\s+)?(?:instruction|rule|guideline|prompt|programming|restriction|polic|training|safety|ethic|moral|content|filter|censor|limit|boundar|AI\\b|assistant|model)))";
 
 const SWITCH_OFF_VERB =
   "(?:disable|deactivate|turn\\s+off|switch\\s+off|remove|lift|suspend|bypass|circumvent|override|ignore|disregard|drop|relax|skip|evade|get\\s+around)";
@@ -277,7 +280,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.INSTRUCTION_OVERRIDE,
     `\\b${STRONG_OVERRIDE_VERB}\\b${notReported(OVERRIDE_VERB)}${GAP(30)}\\b${EARLIER}\\b${GAP(30)}\\b${INSTRUCTION_NOUN}\\b` +
-      `|\\b${WEAK_OVERRIDE_VERB}\\b${notReported(OVERRIDE_VERB)}${GAP(30)}\\b${EARLIER}\\b${GAP(30)}\\b${WEAK_OVERRIDE_NOUN}\\b`,
+      `|\\b${WEAK_OVERRIDE_VERB}\\b${notReported(OVERRIDE_VERB)}${GAP(30)}\\b${EARLIER}\\b${GAP(30)}\\b${INSTRUCTION_NOUN}\\b${IN_A_PLACE}`,
   ),
   rule(
     L.INSTRUCTION_OVERRIDE,
@@ -290,7 +293,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.OVERRIDE_INSTRUCTIONS,
     `\\b${STRONG_OVERRIDE_VERB}${notReported(OVERRIDE_VERB)}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your|all|any|every|the\\s+system)\\b${GAP(25)}\\b${OWNED_INSTRUCTION_NOUN}\\b` +
-      `|\\b${WEAK_OVERRIDE_VERB}${notReported(OVERRIDE_VERB)}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\b${GAP(25)}\\b${OWNED_INSTRUCTION_NOUN}|(?:all|any|every|the\\s+system)\\b${GAP(25)}\\b${WEAK_OVERRIDE_NOUN})\\b`,
+      `|\\b${WEAK_OVERRIDE_VERB}${notReported(OVERRIDE_VERB)}\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your|all|any|every|the\\s+system)\\b${GAP(25)}\\b${OWNED_INSTRUCTION_NOUN}\\b${IN_A_PLACE}`,
   ),
   // Row 3: "you are now / from now on" + a new persona; "you are no longer a summarization tool"
   // with the new role given next ("… You are now a sales agent"); "you are no longer subscribed"
@@ -298,7 +301,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.FORCED_PERSONA,
     `\\b(?:(?:you\\s+are|you're|you\\s+will|you'll|you\\s+shall|you\\s+must)\\s+(?:now|henceforth|from\\s+now\\s+on)|from\\s+now\\s+on,?\\s+(?:you\\s+(?:are|will|shall|must)|you're|you'll))\\b,?\\s+${PERSONA_TAIL}` +
-      `|\\b(?:you\\s+are|you're)\\s+no\\s+longer\\s+(?:an?|the|just\\s+an?)\\s+(?:[\\w-]+\\s+){0,2}?(?:AI|assistant|chatbot|bot|language\\s+model|model|summari[sz]er|translator|tool|system)\\b(?=\\s*[.,;:!—–-]|\\s+(?:but|and)\\b)[^\\n]{0,80}?\\b(?:you\\s+are\\s+now|you're\\s+now|from\\s+now\\s+on|now\\s+you\\s+are|instead\\s*,?\\s+you|your\\s+new\\s+(?:role|task|job|purpose|identity|name))\\b`,
+      `|\\b(?:you\\s+are|you're)\\s+no\\s+longer\\s+(?:an?|the|just\\s+an?)\\s+(?:[\\w-]+\\s+){0,2}?(?:AI(?:\\s+(?:assistant|model|system|tool|bot|agent))?|chatbot|bot|language\\s+model|summari[sz](?:er|ation\\s+(?:tool|model|system|bot))|(?:summari[sz]ation|translation|AI)\\s+tool)\\b(?=\\s*[.,;:!—–-]|\\s+(?:but|and)\\b)[^\\n]{0,80}?\\b(?:you\\s+are\\s+now|you're\\s+now|from\\s+now\\s+on|now\\s+you\\s+are|instead\\s*,?\\s+you|your\\s+new\\s+(?:role|task|job|purpose|identity|name))\\b`,
   ),
   // Row 4: a header announcing replacement instructions.
   rule(
@@ -316,9 +319,10 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     L.EXTRACT_PROMPT_ECHO,
     "\\b(?:begin|start|preface|prefix|open)\\s+(?:your\\s+|each\\s+|every\\s+|the\\s+)?(?:response|output|reply|answer|message)s?\\s+(?:with|by\\s+(?:repeating|printing|quoting|stating))\\s+[^\\n.!?]{0,30}?\\b(?:system|initial|original|hidden|first)\\s+(?:prompt|message|instructions)" +
       "|\\b(?:repeat|print|output|echo|recite)\\s+(?:back\\s+)?(?:everything|all(?:\\s+of)?(?:\\s+the)?\\s+(?:text|words|content|messages?))\\s+(?:above|before\\s+this|so\\s+far|from\\s+the\\s+(?:start|beginning))\\b" +
-      // "repeat the text above, starting with 'You are', word for word": the text above asked for
-      // as it was written, not a worksheet's "repeat the words above three times".
-      "|\\b(?:repeat|print|output|echo|recite)\\s+(?:back\\s+)?the\\s+(?:text|words|content|instructions|messages?)\\s+(?:above|before\\s+this)\\b(?=[^\\n]{0,60}?\\b(?:verbatim|word\\s+for\\s+word|starting\\s+(?:with|from)|in\\s+(?:a|one)\\s+code\\s+block|including\\s+(?:any|all|the)\\s+(?:hidden|system)))",
+      // "repeat the text above, starting with 'You are'": the text above asked for from its first
+      // words (a prompt's), not a language drill's "repeat the words above word for word".
+      "|\\b(?:repeat|print|output|echo|recite)\\s+(?:back\\s+)?the\\s+(?:text|words|content|instructions|messages?)\\s+(?:above|before\\s+this)\\b(?=[^\\n]{0,60}?\\b(?:starting\\s+(?:with|from)|in\\s+(?:a|one)\\s+code\\s+block|including\\s+(?:any|all|the)\\s+(?:hidden|system)))",
+    { accept: (m) => !citedSpecimen(m) },
   ),
   // Row 9: the DAN persona switched on; "DAN" must be an upper-case whole word ("Dan Brown",
   // "DAN-style" and "tell me about DAN mode" are not hits).
@@ -341,6 +345,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.HYPOTHETICAL,
     `\\b(?:pretend|imagine|suppose|hypothetically|assume|as\\s+if|as\\s+though|what\\s+if|in\\s+a\\s+(?:world|universe|scenario)\\s+where|for\\s+(?:research|educational|academic)\\s+purposes)\\b${GAP(40)}\\byou\\b${GAP(30)}\\b(?:no|without|free\\s+(?:of|from)|zero|never\\s+had|lacked?|don't\\s+have|didn't\\s+have|had\\s+no)\\s+(?:any\\s+)?(?:(?:restrictions|filters|filtering|rules|guidelines|censorship|guardrails|ethics|morals|safeguards|programming)\\b|${SAFETY_QUALIFIER}\\s+${SAFEGUARD_NOUN}\\b)`,
+    { accept: (m) => !citedSpecimen(m) },
   ),
   // Row 12: a decode cue right before a base64 run that decodes to text (not binary: a data URI or key).
   rule(L.BASE64_CUE, "\\b(?:base-?64|b64decode|atob|from_?base64|decode)\\b\\s*[^\\s\\w]?\\s*([A-Za-z0-9+/_-]{20,}={0,2})", {
@@ -379,11 +384,11 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       "|\\bmkfs(?:\\.\\w+)?\\s+\\/dev\\/",
     { scope: "code", flags: "im" },
   ),
-  // Row 18: script tags (any case; not one named in prose, "<script> tags", or in a code span),
+  // Row 18: script tags (any case; not one named in prose, "<script> tags", "`<script>` block"),
   // javascript: URLs, inline event handlers inside a tag.
   rule(
     L.XSS,
-    "(?<!`)<\\s*script(?:[\\s/]|>(?!\\s*(?:tags?|elements?|blocks?)\\b))|\\bjavascript\\s*:(?!\\s)|\\b(?:href|src|action|formaction|xlink:href)\\s*=\\s*[\"']?\\s*(?:vbscript|data:text\\/html)|<[a-z][^<>\\n]{0,200}?\\son[a-z]{3,20}\\s*=",
+    "<\\s*script(?:[\\s/]|>(?!`?\\s+(?:tags?|elements?|blocks?)\\b(?!\\s*(?:[=(\\[;]|\\.\\w))))|\\bjavascript\\s*:(?!\\s)|\\b(?:href|src|action|formaction|xlink:href)\\s*=\\s*[\"']?\\s*(?:vbscript|data:text\\/html)|<[a-z][^<>\\n]{0,200}?\\son[a-z]{3,20}\\s*=",
     { scope: "code" },
   ),
   // Row 19: a separator line that announces a system/admin section or the end of the input.
@@ -402,7 +407,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   rule(
     L.UNRESTRICTED_PERSONA,
     "\\b(?:you\\s+are|you're|you\\s+will\\s+be|you'll\\s+be|I\\s+am|I'm|act(?:ing)?\\s+as|pretend(?:ing)?\\s+to\\s+be|role-?play(?:ing)?\\s+as|become|simulat(?:e|es|ing))\\s+(?:now\\s+)?(?:an?\\s+|the\\s+)?(?:[\\w-]+\\s+){0,2}?(?:unrestricted|unfiltered|uncensored|jailbroken|unbound|unaligned|amoral)\\b" +
-      `|\\b(?:${PERSONA_NOUN}|DAN)\\b${GAP(30)}\\b(?:with\\s+no|has\\s+no|have\\s+no|having\\s+no|without\\s+(?:any\\s+)?|free\\s+(?:of|from)\\s+(?:all\\s+|any\\s+)?|no\\s+longer\\s+(?:has|bound\\s+by|restricted\\s+by)\\s+(?:any\\s+)?)${NO_LIMITS_NOUN}\\b`,
+      `|\\b(?<!\\b${REPORTED_CAUSE}\\s+(?:an?\\s+|the\\s+|this\\s+|that\\s+)?)(?:${PERSONA_NOUN}|DAN)\\b${GAP(30)}\\b(?:with\\s+no|has\\s+no|have\\s+no|having\\s+no|without\\s+(?:any\\s+)?|free\\s+(?:of|from)\\s+(?:all\\s+|any\\s+)?|no\\s+longer\\s+(?:has|bound\\s+by|restricted\\s+by)\\s+(?:any\\s+)?)${NO_LIMITS_NOUN}\\b`,
+    { accept: (m) => !citedSpecimen(m) },
   ),
   // New: switching safeguards off, or answering without them.
   rule(

@@ -13,10 +13,11 @@ import { type Rule, rule, WIDE_GAP as GAP } from "./rule.js";
 /**
  * The verb is an order, not a report or a noun: it does not follow a modal, "to", a negation, a
  * subject or a determiner ("attackers can send", "asks the agent to send", "never send", "the app
- * sends", "any email from outside … must be forwarded to security@…").
+ * sends", "any email from outside … must be forwarded to security@…"; not "her", which is also
+ * the one told: "have her email the database to …").
  */
 const AS_ORDER =
-  "(?<!\\b(?:to|can|could|may|might|will|would|should|must|shall|never|not|n't|did|does|who|which|that|you|they|we|he|she|it|I|attackers?|agents?|models?|LLMs?|assistants?|malware|scripts?|a|an|the|any|this|every|each|your|our|their|his|her|its|my)\\s{1,4})";
+  "(?<!\\b(?:to|can|could|may|might|will|would|should|must|shall|never|not|n't|did|does|who|which|that|you|they|we|he|she|it|I|attackers?|agents?|models?|LLMs?|assistants?|malware|scripts?|a|an|the|any|this|every|each|your|our|their|its|my)\\s{1,4})";
 
 /**
  * A word start, also right after an escaped line break (JSON or YAML tool output keeps "\\n" as
