@@ -4,14 +4,14 @@
 // published manifest or an input. A symlink there fails the open with ELOOP instead.
 //
 // A FIFO named there would hold the open until some process reads it (a run that never starts,
-// deaf to Ctrl-C while its thread waits in open): appendTargetProblem refuses one before the run,
-// and O_NONBLOCK makes an open of one swapped in later fail at once (ENXIO) instead of waiting.
+// deaf to Ctrl-C while its thread waits in open): appendTargetProblem refuses one before the run.
+// The appends themselves block as any write does (a log read slowly through a pipe loses nothing).
 import { appendFileSync, closeSync, constants, lstatSync, openSync, statSync } from "node:fs";
 import { appendFile } from "node:fs/promises";
 import { dirname } from "node:path";
 
-/** Write-only, append, create if missing, never through a symlink at the last component, never waiting for a FIFO's reader. */
-const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/** Write-only, append, create if missing, and never through a symlink at the last component. */
+const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 /**
  * Why `path` cannot take the appends of this module, in words that follow the path ("is a
@@ -34,7 +34,8 @@ export function appendTargetProblem(path: string): string | null {
   }
   if (stats.isFile() || stats.isCharacterDevice()) return null;
   if (stats.isSymbolicLink()) return "is a symbolic link (never followed)";
-  return stats.isDirectory() ? "is a directory" : "is not a regular file: a FIFO or socket would be waited on";
+  if (stats.isDirectory()) return "is a directory";
+  return stats.isFIFO() || stats.isSocket() ? "is not a regular file: a FIFO or socket would be waited on" : "is not a regular file";
 }
 
 /** Opens `path` for appending (created owner-only if missing, never through a symlink); returns the fd. */

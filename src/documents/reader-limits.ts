@@ -107,7 +107,8 @@ export function validateReaderLimits(limits: ReaderLimits, naming: LimitNaming =
  * refused, never ignored, and every value checked, named as `naming` says.
  */
 export function readerLimitsOption(where: string, limits: unknown, naming: LimitNaming): ReaderLimits {
-  if (limits === undefined) return { ...DEFAULT_READER_LIMITS };
+  // null stands for the option not given, as everywhere in the library.
+  if (limits === undefined || limits === null) return { ...DEFAULT_READER_LIMITS };
   refuseUnknownOptions(`${where} limits`, limits, LIMIT_ORDER);
   return validateReaderLimits({ ...DEFAULT_READER_LIMITS, ...(limits as Partial<ReaderLimits>) }, naming);
 }

@@ -2,6 +2,7 @@
 // value every later step reads. Step 1 of the run: every setting checked, in the order the CLI
 // reports its errors (targets, shard, policy, allowlist, then the caller's pipeline), before
 // anything is opened (run-resources.ts), read (files.ts), checked or deleted.
+import { concurrencyOption } from "../core/guards.js";
 import { resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
@@ -258,7 +259,7 @@ export async function resolveRunSettings(options: Omit<IngestFilesOptions, "pipe
       ? { options: options.reports as CiReportOptions, input: typeof options.input === "string" ? options.input : null, outputs }
       : null,
     lock: { waitSeconds: options.waitLockSeconds ?? 0 },
-    limits: { concurrency: options.concurrency ?? 1, uniqueIds: options.uniqueIds === true },
+    limits: { concurrency: concurrencyOption("ingestFiles", options.concurrency), uniqueIds: options.uniqueIds === true },
     manifestVersion: manifestVersionOf(options.manifestVersion),
     signal: options.signal,
     fs: options.fs ?? nodePublishFs,

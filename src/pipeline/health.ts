@@ -118,11 +118,18 @@ function poolClass(origins: readonly string[]): NonNullable<HealthReport["endpoi
 }
 
 /** The report before any backend has answered (`/health` before its first check): never ready while there is a canary to ask. */
-export function pendingHealthReport(pipeline: HealthSubject): HealthReport {
+export function pendingHealthReport(pipeline: HealthSubject, checkFailed = false): HealthReport {
   const o = pipeline.options;
   const report = configuration(o);
   if (o.enableCanary) {
-    Object.assign(report, { canary_model: o.canaryModel, canary_available: false, canary_timeout: o.canaryTimeout, temperature: o.temperature });
+    // In the order a finished report has its keys (buildHealthReport).
+    Object.assign(report, {
+      canary_model: o.canaryModel,
+      canary_available: false,
+      ...(checkFailed ? { canary_check: "failed" as const } : {}),
+      canary_timeout: o.canaryTimeout,
+      temperature: o.temperature,
+    });
     // Where the checks go is known without asking: a report waiting on its backend says it too.
     whereChecksGo(pipeline, report);
   }

@@ -275,14 +275,15 @@ const COVERAGE_ONLY = new Set<DocumentHoldReason>(["degraded", "unexercised", "i
 /**
  * A manifest's detail as the caller's documents know it: the document's own position (the
  * manifest counts only the documents that could be read, as "record N" or "item N") and the
- * policy's key for a limit, not the CLI's flag: "record 1: 'metadata' exceeds 32 keys
- * (--max-metadata-keys)" for document 2 reads "document 2: 'metadata' exceeds 32 keys (max_metadata_keys)".
+ * policy's key for a limit, not the CLI's flag, wherever the detail names one: "record 1:
+ * 'metadata' exceeds 32 keys (--max-metadata-keys)" for document 2 reads "document 2: 'metadata'
+ * exceeds 32 keys (max_metadata_keys)", and "raise it with --max-item-bytes" reads "max_item_bytes".
  */
 function documentDetail(detail: string | null, index: number): string | null {
   if (detail === null) return null;
   return detail
     .replace(/^(?:record|item) \d+(?=:)/, `document ${index}`)
-    .replace(/\(--(max-[a-z-]+)\)/g, (_whole, flag: string) => `(${flag.replaceAll("-", "_")})`);
+    .replace(/--((?:max|segment)-[a-z]+(?:-[a-z]+)*)\b/g, (_whole, flag: string) => flag.replaceAll("-", "_"));
 }
 
 /** Refuses a RAG component built without a pipeline (or with something that cannot check a text), at once, not at its first call. */

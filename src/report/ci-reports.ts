@@ -85,33 +85,53 @@ const SNIFF_BYTES = 4096;
 
 /**
  * An existing `--sarif` or `--junit` path is replaced only when it holds a report of that format
- * (a SARIF log, a JUnit XML document) or nothing, so a slip of the argument cannot replace another
- * run's manifest, export, index or verdict cache, or any other file. Anything but a regular file is
- * left to the write, which names it.
+ * (looksLikeReport) or nothing but white space, so a slip of the argument cannot replace another
+ * run's manifest, export, index or verdict cache, a package.json or a pom.xml. Anything but a
+ * regular file is left to the write, which names it.
  */
 async function refuseToReplaceOther(flag: string, path: string): Promise<void> {
   const info = await lstat(path).catch(() => null);
   if (info === null || !info.isFile() || info.size === 0) return;
-  let head = "";
   const handle = await open(path, "r").catch(() => null);
   if (handle === null) return;
+  let head: Buffer;
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
-    head = buffer
-      .toString("utf8", 0, bytesRead)
-      .replace(/^\uFEFF/, "")
-      .trimStart();
+    head = buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();
   }
-  const isReport =
-    flag === "--sarif"
-      ? head.startsWith("{") && (/"\$schema"\s*:\s*"[^"]*sarif/i.test(head) || /"version"\s*:\s*"2\.1\.0"/.test(head))
-      : /^<(?:\?xml\b|testsuites?\b)/.test(head);
-  if (!isReport) {
+  if (!looksLikeReport(flag, head)) {
     const what = flag === "--sarif" ? "a SARIF log" : "a JUnit XML report";
     throw new UsageError(`${flag}: ${displayText(path)} exists and is not ${what}; it is never replaced (remove it or name another file)`);
   }
+}
+
+/**
+ * Whether the first bytes of a file are a report of `flag`'s format, in UTF-8 or UTF-16 (with its
+ * byte order mark): a SARIF log is a JSON object naming the SARIF schema, or beginning with its
+ * `runs`, or holding both `version` 2.1.0 and `runs` (keys in any order); a JUnit report is XML
+ * whose root element, after any declaration, comment or DOCTYPE, is `testsuites` or `testsuite`.
+ */
+function looksLikeReport(flag: string, bytes: Buffer): boolean {
+  let text: string;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) text = bytes.subarray(2, bytes.length - (bytes.length % 2)).toString("utf16le");
+  else if (bytes[0] === 0xfe && bytes[1] === 0xff)
+    text = Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2)))
+      .swap16()
+      .toString("utf16le");
+  else text = bytes.toString("utf8").replace(/^\uFEFF/, "");
+  const head = text.trimStart();
+  if (head === "") return true;
+  if (flag === "--sarif") {
+    return (
+      head.startsWith("{") &&
+      (/"\$schema"\s*:\s*"[^"]*sarif/i.test(head) ||
+        /^\{\s*"runs"\s*:\s*\[/.test(head) ||
+        (/"version"\s*:\s*"2\.1\.0[^"]*"/.test(head) && /"runs"\s*:/.test(head)))
+    );
+  }
+  return /^(?:\s+|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>)*<testsuites?\b/.test(head);
 }
 
 /** The reports of one run. */

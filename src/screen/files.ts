@@ -243,10 +243,9 @@ export async function screenFile(options: ScreenFileOptions): Promise<ScreenFile
   // The CLI passes its flags here, so a limit is named as its flag.
   const limits: ReaderLimits = readerLimitsOption("screenFile", options.limits, "flag");
   const concurrency = concurrencyOption("screenFile", options.concurrency);
-  itemCacheOption("screenFile", options.cache);
   const pipeline = typeof options.pipeline === "function" ? options.pipeline() : options.pipeline;
   const cwd = options.cwd ?? process.cwd();
-  if (options.cache !== undefined && options.cacheFile != null) throw new UsageError("give a cache or a cache file, not both");
+  if (itemCacheOption("screenFile", options.cache) !== undefined && options.cacheFile != null) throw new UsageError("give a cache or a cache file, not both");
   const inputPath = typeof options.input === "string" ? resolve(cwd, options.input) : null;
   // A path that does not exist or is a directory is refused in ingest's words, before any file is opened.
   if (inputPath !== null) await refuseInputKind(options.input as string, inputPath, false);

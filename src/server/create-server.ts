@@ -176,7 +176,7 @@ export class HealthCache {
       try {
         report = await this.#pipeline.healthCheck();
       } catch {
-        report = { ...pendingHealthReport(this.#pipeline), canary_available: false, canary_check: "failed", ready: false, degraded: true, status: "degraded" };
+        report = { ...pendingHealthReport(this.#pipeline, true), ready: false, degraded: true, status: "degraded" };
       }
       this.#report = report;
       this.#takenAt = startedAt;
@@ -278,7 +278,7 @@ async function healthBody(control: ServiceControl): Promise<Record<string, unkno
     // part is reported with ready:false (unless there is no backend to wait for).
     // A result that went stale with none newer means no check has finished recently: the check
     // itself could not finish, which `canary_check: "failed"` says (docs/serve.md).
-    ...(cached.report ?? { ...pendingHealthReport(pipeline), ...(cached.stale && pipeline.options.enableCanary ? { canary_check: "failed" } : {}) }),
+    ...(cached.report ?? pendingHealthReport(pipeline, cached.stale)),
     // Integrations read these to see how the service will treat their requests.
     canary_timeout: pipeline.describe().canaryTimeout,
     health_checked: cached.ageMs !== null,

@@ -22,7 +22,8 @@ const MAX_DURATION_MS = 100_000 * UNIT_MS.d!;
 
 /** `ms` when it is a duration prune can use (0 to MAX_DURATION_MS), else a UsageError naming `flag`. */
 function checkedDuration(ms: number, flag: string): number {
-  if (!(Number.isFinite(ms) && ms >= 0)) throw new UsageError(`${flag} must be a duration of 0 or more`);
+  // A number of digits past what a double holds is Infinity: too long, like any past the limit.
+  if (Number.isNaN(ms) || ms < 0) throw new UsageError(`${flag} must be a duration of 0 or more`);
   if (ms > MAX_DURATION_MS) throw new UsageError(`${flag} is too long: at most 100000d (about 274 years)`);
   return ms;
 }

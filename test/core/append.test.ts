@@ -74,10 +74,4 @@ describe("what can take an append", () => {
     expect(appendTargetProblem(join(dir, "no", "such", "log"))).toBe("is in a directory that does not exist");
     expect(appendTargetProblem(join(dir, "m.json", "log"))).toBe("is in a path whose parent is not a directory");
   });
-
-  it("an append to a FIFO nobody reads fails at once (ENXIO) instead of waiting for a reader", async () => {
-    execFileSync("mkfifo", [join(dir, "log.fifo")]);
-    expect(() => appendNoFollowSync(join(dir, "log.fifo"), "x")).toThrow(expect.objectContaining({ code: "ENXIO" }));
-    await expect(appendNoFollow(join(dir, "log.fifo"), "x")).rejects.toMatchObject({ code: "ENXIO" });
-  });
 });
