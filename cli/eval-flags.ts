@@ -25,8 +25,9 @@ export function evalJudge(flags: Pick<EvalFlags, "judge" | "judgeModel">): strin
 }
 
 /**
- * The run record, the report and the endpoint log are written: one that is a corpus, the ids file
- * or another of them (by identity, symlinks and hard links seen through) would destroy it.
+ * The run record, the report and the endpoint log are written: one that is a corpus, the ids file,
+ * the file stdout was redirected to or another of them (by identity, symlinks and hard links seen
+ * through) would destroy it.
  */
 export function refuseSharedEvalFiles(flags: EvalFlags, io: CliIo): Promise<void> {
   const pool = (flags.canaryEndpoint ?? []).length > 0;
@@ -34,6 +35,9 @@ export function refuseSharedEvalFiles(flags: EvalFlags, io: CliIo): Promise<void
     io,
     [...flags.corpus.map((path): RunFile => ["--corpus", path]), ["--ids-file", flags.idsFile]],
     [
+      // Redirected to a file, stdout carries the run's summary there: the record or the report
+      // written to it too (`--output /dev/stdout > run.jsonl`) would interleave the two.
+      ["standard output", io.stdoutFile],
       ["--output", flags.output],
       ["--report", flags.report],
       ["--endpoint-log", pool ? flags.endpointLog : null],

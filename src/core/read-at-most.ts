@@ -6,7 +6,7 @@ import type { Stats } from "node:fs";
 import { fileReason } from "./strict-json-stream.js";
 
 /** A small file, read: its bytes (at most `max` + 1), or the problem `refuse` named, or the reason (fileReason) it could not be read. */
-export type SmallFileRead = { readonly bytes: Buffer } | { readonly problem: string } | { readonly unreadable: string };
+export type SmallFileRead = { readonly bytes: Buffer } | { readonly problem: string } | { readonly unreadable: string; readonly code: string | null };
 
 /** Opens `path` with `flags`, asks `refuse` about its stats (a problem, or null to read it), then reads it; never throws. */
 export async function readSmallFile(path: string, max: number, refuse: (stats: Stats) => string | null, flags: string | number = "r"): Promise<SmallFileRead> {
@@ -32,7 +32,8 @@ export async function readSmallFile(path: string, max: number, refuse: (stats: S
     }
     return { bytes: buffer.subarray(0, filled) };
   } catch (error) {
-    return { unreadable: fileReason(error) };
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    return { unreadable: fileReason(error), code: typeof code === "string" ? code : null };
   } finally {
     await handle?.close();
   }

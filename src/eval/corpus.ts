@@ -1,6 +1,6 @@
 // Loading evaluation corpora and selecting the cases of a run. Files are read strictly and bounded.
 // Case text is hostile: never echoed in an error (errors name the file, the case index or the id only).
-import { readFile as fsReadFile } from "node:fs/promises";
+import { readSmallFile } from "../core/read-at-most.js";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { errorCode, LittleCanaryError } from "../core/errors.js";
@@ -70,11 +70,20 @@ function shownPath(path: string): string {
 /** The strict JSON value of a whole file (read bounded; see readStrictDocument) and its SHA-256, or a CorpusError naming `what`. */
 async function readDocument(path: string, what: string, options: LoadOptions): Promise<{ sha256: string; value: unknown }> {
   let bytes: Uint8Array;
-  try {
-    bytes = await (options.readFile ?? fsReadFile)(resolve(options.cwd, path));
-  } catch (error) {
-    const code = errorCode(error);
-    throw new CorpusError(`${what}: cannot be read${code !== null ? ` (${code})` : ""}`, { cause: error });
+  if (options.readFile === undefined) {
+    // At most one byte past the limit is read, whatever the file is (/dev/zero, a pipe, a sparse
+    // file of gigabytes), so memory is bounded by the bytes actually read.
+    const read = await readSmallFile(resolve(options.cwd, path), MAX_CORPUS_BYTES, () => null);
+    if ("unreadable" in read) throw new CorpusError(`${what}: cannot be read (${read.code ?? read.unreadable})`);
+    if ("problem" in read) throw new CorpusError(`${what}: ${read.problem}`);
+    bytes = read.bytes;
+  } else {
+    try {
+      bytes = await options.readFile(resolve(options.cwd, path));
+    } catch (error) {
+      const code = errorCode(error);
+      throw new CorpusError(`${what}: cannot be read${code !== null ? ` (${code})` : ""}`, { cause: error });
+    }
   }
   if (bytes.length > MAX_CORPUS_BYTES) throw new CorpusError(`${what}: larger than ${MAX_CORPUS_BYTES} bytes`);
   const parsed = readStrictDocument(bytes);

@@ -57,6 +57,17 @@ describe("standard output redirected to a file", () => {
     }
   });
 
+  it("eval --output or --report naming the file stdout is redirected to is refused, and the file gets nothing", async () => {
+    await writeFile(join(dir, "c.json"), JSON.stringify([{ id: "a", prompt: "A plain question about tea.", expected_safe: true }]));
+    for (const flag of ["--output", "--report"]) {
+      const extra = flag === "--output" ? ["--output", "/dev/stdout"] : ["--output", "run.jsonl", "--report", "/dev/stdout"];
+      const run = await runToFile(["eval", "--corpus", "c.json", "--mode", "structural-only", ...extra], "run-out.txt");
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`${flag} names the same file as standard output`);
+      expect(await readFile(join(dir, "run-out.txt"), "utf8")).toBe("");
+    }
+  });
+
   it("ingest with stdout redirected to its input is refused before the input is read", async () => {
     await writeFile(join(dir, "own.jsonl"), "");
     const run = await runToFile(["ingest", "own.jsonl", "--manifest", "own.manifest.json", "--export", "own.export.json", "--no-canary"], "own.jsonl");

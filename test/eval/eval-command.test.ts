@@ -254,6 +254,8 @@ describe("usage and interruption", () => {
       [["--corpus", PROMPTS, "--threshold", "1.5", "--output", out], /threshold/],
       [["--corpus", PROMPTS], /--output/],
       [["--corpus", join(dir, "missing.json"), "--output", out], /corpus 1 \(.*missing\.json\): cannot be read \(ENOENT\)/],
+      // Read to one byte past the limit, whatever the file is: never held whole.
+      [["--corpus", "/dev/zero", "--output", out], /corpus 1 \(\/dev\/zero\): larger than 67108864 bytes/],
       [["--corpus", PROMPTS, "--mode", "pipeline", "--model", "m", "--ollama-url", "http://u:p@127.0.0.1:1", "--output", out], /user info/],
     ];
     for (const [args, message] of cases) {
