@@ -21,6 +21,7 @@ never replaced by a default (an invalid failure mode counts as ``deny``).
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import stat
@@ -204,28 +205,48 @@ def screen(text: str, settings: Settings, opener: Any = _OPENER) -> tuple:
     """(decision, reason) for one text, from the service; a failure is unscreened with a fixed reason."""
     if settings.errors:
         return UNSCREENED, "the plugin's configuration is invalid"
-    body = json.dumps({"text": text}).encode("utf-8")
+    try:
+        # Measured as the UTF-8 bytes sent, as the service measures them (not \u-escaped ASCII).
+        body = json.dumps({"text": text}, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return UNSCREENED, "the message is not valid text (a lone surrogate)"
     if len(body) > MAX_REQUEST_BYTES:
         return UNSCREENED, "the message is larger than the service accepts"
     headers = {"content-type": "application/json"}
     if settings.token is not None:
         headers["authorization"] = f"Bearer {settings.token}"
     request = urllib.request.Request(settings.endpoint, data=body, headers=headers, method="POST")
-    try:
-        with opener.open(request, timeout=settings.timeout_ms / 1000) as answer:
-            raw = answer.read(MAX_ANSWER_BYTES + 1)
-    except urllib.error.HTTPError as error:
-        error.close()
-        if error.code == 401:
+    outcome: dict = {}
+
+    def exchange() -> None:
+        try:
+            with opener.open(request, timeout=settings.timeout_ms / 1000) as answer:
+                outcome["raw"] = answer.read(MAX_ANSWER_BYTES + 1)
+        except urllib.error.HTTPError as error:
+            error.close()
+            outcome["status"] = int(error.code)
+        except Exception:  # noqa: BLE001 - any failure of the exchange (a bad status line, a cut body) is "unreachable"
+            outcome["failed"] = True
+
+    # One deadline for the whole exchange: a socket timeout bounds each read, not a service that
+    # trickles its answer a byte at a time. The thread is left to end on its own timeout.
+    worker = threading.Thread(target=exchange, daemon=True)
+    worker.start()
+    worker.join(settings.timeout_ms / 1000)
+    if worker.is_alive():
+        return UNSCREENED, "the service did not answer in time"
+    if "status" in outcome:
+        if outcome["status"] == 401:
             return UNSCREENED, "the service refused the request (HTTP 401: check LITTLE_CANARY_TOKEN_FILE)"
-        return UNSCREENED, f"the service refused the request (HTTP {int(error.code)})"
-    except (urllib.error.URLError, OSError, ValueError):
+        return UNSCREENED, f"the service refused the request (HTTP {outcome['status']})"
+    if "raw" not in outcome:
         return UNSCREENED, "the service is unreachable"
+    raw = outcome["raw"]
     if len(raw) > MAX_ANSWER_BYTES:
         return UNSCREENED, REASON_MISSING_FIELDS
     try:
         verdict = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return UNSCREENED, REASON_MISSING_FIELDS
     return classify(verdict)
 
@@ -278,10 +299,17 @@ class LittleCanaryPlugin:
 
     def pre_llm_call(self, session_id: str = "", turn_id: str = "", user_message: Any = None, **_: Any) -> Optional[dict]:
         """Screens the user message once; returns ``{"context": note}`` unless the turn is clean."""
-        if not isinstance(user_message, str) or user_message.strip() == "":
+        if user_message is None or (isinstance(user_message, str) and user_message.strip() == ""):
             return None
-        decision, reason = self._screen(user_message, self.settings)
-        if session_id and turn_id:
+        if not isinstance(user_message, str):
+            # A list of parts (a multimodal message) or any other shape: not screened, and said so.
+            decision, reason = UNSCREENED, "the message is not text"
+        else:
+            try:
+                decision, reason = self._screen(user_message, self.settings)
+            except Exception as error:  # noqa: BLE001 - a failure of screening is an unscreened turn, never a clean one
+                decision, reason = UNSCREENED, f"screening failed ({type(error).__name__})"
+        if session_id:
             self._remember((str(session_id), str(turn_id)), self._withdraws(decision))
         text = self.note(decision, reason)
         return None if text is None else {"context": text}
@@ -289,7 +317,14 @@ class LittleCanaryPlugin:
     def pre_tool_call(self, tool_name: str = "", session_id: str = "", turn_id: str = "", **_: Any) -> Optional[dict]:
         """Refuses the tool call of a turn whose tools were withdrawn."""
         with self._lock:
-            turn = self._turns.get((str(session_id), str(turn_id))) if session_id and turn_id else None
+            if session_id and turn_id:
+                turn = self._turns.get((str(session_id), str(turn_id)))
+            elif session_id:
+                # A host that passes no turn_id here: the session's latest screened turn is this one.
+                latest = [t for k, t in self._turns.items() if k[0] == str(session_id)]
+                turn = latest[-1] if latest else None
+            else:
+                turn = None
             expired = turn is not None and self._clock() - turn.created > TURN_TTL_SECONDS
         if turn is None or expired:
             # A turn the plugin cannot identify was not screened: the failure mode decides.
