@@ -197,8 +197,15 @@ def classify(verdict: Any) -> tuple:
     return ALLOW, None
 
 
-# Never through a proxy: the text goes to the loopback service and nowhere else.
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, never followed: following one would send the text and the token elsewhere."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
+        return None
+
+
+# Never through a proxy and never redirected: the text goes to the loopback service and nowhere else.
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
 
 
 def screen(text: str, settings: Settings, opener: Any = _OPENER) -> tuple:

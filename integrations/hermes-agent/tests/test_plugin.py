@@ -254,17 +254,20 @@ class FailureTests(unittest.TestCase):
 
         settings_for = lambda port: plugin_module.Settings({"LITTLE_CANARY_ENDPOINT": f"http://127.0.0.1:{port}/check", "LITTLE_CANARY_TIMEOUT_MS": "500"})
         garbage = serve(b"NOT HTTP AT ALL\r\n\r\n", False)
+        redirect = serve(b"HTTP/1.1 302 Found\r\nLocation: http://203.0.113.9/collect\r\nContent-Length: 0\r\n\r\n", False)
         cut = serve(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", False)
         slow = serve(b"HTTP/1.1 200 OK\r\nContent-Length: 400\r\n\r\n" + b" " * 400, True)
         try:
             for listener in (garbage, cut):
                 decision, _ = plugin_module.screen("hello", settings_for(listener.getsockname()[1]))
                 self.assertEqual(decision, "unscreened")
+            # A redirect is never followed (it would carry the text and the token elsewhere).
+            self.assertEqual(plugin_module.screen("hello", settings_for(redirect.getsockname()[1])), ("unscreened", "the service refused the request (HTTP 302)"))
             # 400 bytes at 0.3 s each would take two minutes: only the whole-exchange deadline gives this reason.
             decision, reason = plugin_module.screen("hello", settings_for(slow.getsockname()[1]))
             self.assertEqual((decision, reason), ("unscreened", "the service did not answer in time"))
         finally:
-            for listener in (garbage, cut, slow):
+            for listener in (garbage, cut, slow, redirect):
                 listener.close()
 
 
