@@ -239,7 +239,21 @@ class FailureTests(unittest.TestCase):
                         connection, _ = listener.accept()
                     except OSError:
                         return
-                    connection.recv(65536)
+                    # The whole request first (headers, then the body they announce): a reply to half
+                    # of it would reset the connection under the client's feet.
+                    received = b""
+                    while b"\r\n\r\n" not in received:
+                        chunk = connection.recv(65536)
+                        if not chunk:
+                            break
+                        received += chunk
+                    head, _, body = received.partition(b"\r\n\r\n")
+                    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), 0)
+                    while len(body) < length:
+                        chunk = connection.recv(65536)
+                        if not chunk:
+                            break
+                        body += chunk
                     try:
                         for byte in reply:
                             connection.sendall(bytes([byte]))
