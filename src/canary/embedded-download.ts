@@ -93,7 +93,14 @@ export async function pullModel(options: PullModelOptions): Promise<PullModelRes
     throw new ModelPullError("io", why, { cause: error });
   }
   try {
-    if ((await sizeOf(target)) !== null && (await fileSha256(target)) === model.sha256) {
+    // What is at the model's path (a symlink to a shared copy is followed) is hashed only when it is
+    // a regular file: a FIFO would hold the pull forever, /dev/zero never ends, a directory cannot be replaced.
+    const existing = await stat(target).catch(() => null);
+    if (existing !== null && !existing.isFile()) {
+      const what = existing.isDirectory() ? "a directory" : "not a regular file";
+      throw new ModelPullError("io", `the model's path ${displayText(target)} is ${what}: remove it, or pass --model-dir another directory`);
+    }
+    if (existing !== null && (await fileSha256(target)) === model.sha256) {
       return { path: target, sha256: model.sha256, bytes: (await sizeOf(target)) ?? 0, alreadyPresent: true, resumedFrom: 0 };
     }
     return await download(options, target, partial);

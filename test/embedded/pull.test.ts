@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ModelPullError, pullModel } from "../../src/canary/embedded-download.js";
-import type { PinnedModel } from "../../src/canary/embedded-models.js";
+import { cachedModelPath, type PinnedModel } from "../../src/canary/embedded-models.js";
 import { type ModelServer, type ModelServerOptions, startModelServer } from "../support/model-server.js";
 import { tinyGguf } from "../../scripts/tiny-gguf-model.js";
 import { runCli } from "../support/cli.js";
@@ -50,6 +51,22 @@ describe("model pull", () => {
     const again = await pullModel({ model: spec(server), dir });
     expect(again.alreadyPresent).toBe(true);
     expect(server.ranges).toEqual([null]);
+  });
+
+  it("a FIFO, /dev/zero or a directory at the model's path is refused, naming the path, never hashed", async () => {
+    const server = await serve();
+    const model = spec(server);
+    const dir = freshDir();
+    const target = cachedModelPath(dir, model);
+    mkdirSync(dir, { recursive: true });
+    execFileSync("mkfifo", [target]);
+    await expect(pullModel({ model, dir })).rejects.toThrow(/the model's path .* is not a regular file: remove it, or pass --model-dir another directory/);
+    rmSync(target);
+    symlinkSync("/dev/zero", target);
+    await expect(pullModel({ model, dir })).rejects.toThrow(/is not a regular file/);
+    rmSync(target);
+    mkdirSync(target);
+    await expect(pullModel({ model, dir })).rejects.toThrow(/the model's path .* is a directory/);
   });
 
   it("a connection cut mid-stream keeps the partial file, and the next pull resumes it with a Range request", async () => {
