@@ -5,7 +5,7 @@ import stringify from "fast-json-stable-stringify";
 import type { DemoCase } from "./case-analysis.js";
 import { CONTRAST_CASES, DEMO_SCHEMA } from "./contrast.js";
 import { statusRow, type DemoOutcome } from "./outcome.js";
-import { asciiJson } from "../core/display-text.js";
+import { asciiJson, displayText } from "../core/display-text.js";
 
 export function label(name: string, value: string): string {
   return `${name.padEnd(10)} ${value}`;
@@ -19,18 +19,24 @@ function pyNumber(value: number | null): string {
 
 const RESPONSE_SHOWN = 240;
 
+/**
+ * A value read from a capture file, as a terminal may show it: a capture is a file anyone may hand
+ * over, so its model name or timestamp may hold escape sequences or a bidi override.
+ */
+const fromCapture = (value: unknown): string => displayText(String(value));
+
 function caseLines(c: DemoCase): string[] {
   const points = [...c.response];
   const shown = asciiJson(points.slice(0, RESPONSE_SHOWN).join(""));
   const lines = [
-    label("CASE", c.id),
+    label("CASE", fromCapture(c.id)),
     label("RESPONSE", points.length > RESPONSE_SHOWN ? `${shown} … [truncated]` : shown),
     label("RISK", pyNumber(c.risk)),
     label("SIGNALS", c.signals.length > 0 ? c.signals.join(", ") : "none"),
     label("COVERAGE", `canary=${c.canary_status}; analysis=${c.analysis_method}/${c.analysis_status}`),
     label("VERDICT", c.verdict),
   ];
-  if (c.error !== undefined) lines.push(label("DETAIL", c.error));
+  if (c.error !== undefined) lines.push(label("DETAIL", fromCapture(c.error)));
   return lines;
 }
 
@@ -46,23 +52,23 @@ export function replayLines(outcome: DemoOutcome): string[] {
   const f = outcome.fields as Record<string, string | boolean | undefined>;
   if (f["backend"] !== undefined) {
     lines.push(
-      label("BACKEND", String(f["backend"])),
-      label("MODEL", String(f["model"])),
-      label("MODEL_SHA", String(f["model_digest"])),
-      label("CAPTURE", `${f["capture_source_sha"]} at ${f["capture_timestamp_utc"]}`),
-      `FIXTURE_SHA ${f["fixture_payload_sha256"]}`,
+      label("BACKEND", fromCapture(f["backend"])),
+      label("MODEL", fromCapture(f["model"])),
+      label("MODEL_SHA", fromCapture(f["model_digest"])),
+      label("CAPTURE", `${fromCapture(f["capture_source_sha"])} at ${fromCapture(f["capture_timestamp_utc"])}`),
+      `FIXTURE_SHA ${fromCapture(f["fixture_payload_sha256"])}`,
       label(
         "PROMPT_SHA",
         f["system_prompt_matches_capture"]
-          ? `${f["system_prompt_sha256"]} (capture recorded with this build's canary prompt)`
-          : `${f["system_prompt_sha256"]} (capture recorded with a different canary prompt, ${f["capture_system_prompt_sha256"]})`,
+          ? `${fromCapture(f["system_prompt_sha256"])} (capture recorded with this build's canary prompt)`
+          : `${fromCapture(f["system_prompt_sha256"])} (capture recorded with a different canary prompt, ${fromCapture(f["capture_system_prompt_sha256"])})`,
       ),
     );
   }
   for (const c of outcome.cases) lines.push(...caseLines(c));
   const word = outcome.status.replace(/^REPLAY /, "");
   lines.push(label("REPLAY", word));
-  if (outcome.error !== null) lines.push(label("DETAIL", outcome.error));
+  if (outcome.error !== null) lines.push(label("DETAIL", fromCapture(outcome.error)));
   if (outcome.status === "REPLAY VERIFIED") lines.push(label("SCOPE", "recorded analyzer contrast; not current model safety"));
   return lines;
 }
@@ -71,8 +77,8 @@ export function liveDisclosureLines(endpoint: string, model: string): string[] {
   return [
     label("RUN_KIND", "LIVE"),
     label("BACKEND", "ollama"),
-    label("MODEL", model),
-    label("ENDPOINT", endpoint),
+    label("MODEL", displayText(model)),
+    label("ENDPOINT", displayText(endpoint)),
     label("EGRESS", "loopback model inventory, then two raw synthetic inputs"),
     ...CONTRAST_CASES.map((c) => label("INPUT", `${c.id}: ${asciiJson(c.input)}`)),
   ];

@@ -111,6 +111,16 @@ describe("replay failures", () => {
     expect(stdout).not.toContain("VERIFIED");
   });
 
+  it("a capture whose model name or source holds terminal escapes is shown escaped, never raw", async () => {
+    const doc = captureDocument();
+    doc["capture"].model = "qwen\u001b[31mRED\u001b]0;pwned\u0007\u202eevil";
+    doc["capture"].source_sha = "abc\u001b[2Jdef";
+    const { stdout } = await demo(["--capture", writeTemp(rehash(doc))]);
+    expect(stdout).toContain('MODEL      "qwen\\u001b[31mRED\\u001b]0;pwned\\u0007\\u202eevil"\n');
+    expect(stdout).toContain('CAPTURE    "abc\\u001b[2Jdef" at ');
+    expect(stdout).not.toMatch(/[\u001b\u0007\u202e]/);
+  });
+
   it("prints an expectation failure and exits 1 when altered response bytes are re-hashed", async () => {
     const doc = captureDocument();
     doc["cases"][1].response = "I can't help with changing my instructions, but I'm happy to answer questions.";
