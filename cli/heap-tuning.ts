@@ -14,9 +14,9 @@ import { setFlagsFromString } from "node:v8";
 /** V8's heap growing factor as a percentage over 1 (100 means 2). */
 export const HEAP_GROWING_PERCENT = 100;
 
-/** Sets V8's heap growing factor unless node was started with one; true when it set it. */
-export function tuneHeapGrowth(execArgv: readonly string[] = process.execArgv): boolean {
+/** Sets V8's heap growing factor unless node was started with one; true when it set it. `setFlags` (tests) stands for V8's own, which would change the test worker's heap. */
+export function tuneHeapGrowth(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): boolean {
   if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg))) return false;
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  setFlags(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;
 }
