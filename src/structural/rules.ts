@@ -43,16 +43,34 @@ export function ruleMatches(r: Rule, text: string): boolean {
 export function ruleSpans(r: Pick<Rule, "re" | "accept" | "requires">, text: string, limit: number): Array<readonly [number, number]> {
   const spans: Array<readonly [number, number]> = [];
   if (limit <= 0 || (r.requires !== undefined && !text.includes(r.requires))) return spans;
-  r.re.lastIndex = 0;
+  // The rule's own expression, stepped with exec: `matchAll` would clone it for every call, and a
+  // clone is compiled anew whenever V8's compilation cache no longer holds its source (a large rule
+  // then cost a fresh compile, and an interpreted first run, on every text).
+  const re = r.re;
+  re.lastIndex = 0;
   let seen = 0;
-  for (const m of text.matchAll(r.re)) {
-    if (r.accept === undefined || r.accept(m)) {
-      spans.push([m.index, m.index + m[0].length]);
-      if (spans.length >= limit) break;
+  try {
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      // An empty match steps past itself, as matchAll does (by a code point under the u flag).
+      if (m[0] === "") re.lastIndex = nextIndex(text, re.lastIndex, re.unicode);
+      if (r.accept === undefined || r.accept(m)) {
+        spans.push([m.index, m.index + m[0].length]);
+        if (spans.length >= limit) break;
+      }
+      if (++seen >= MAX_MATCHES_PER_RULE) break;
     }
-    if (++seen >= MAX_MATCHES_PER_RULE) break;
+  } finally {
+    re.lastIndex = 0;
   }
   return spans;
+}
+
+/** The index after `index` in `text`: one code unit, or a whole surrogate pair under the u flag. */
+function nextIndex(text: string, index: number, unicode: boolean): number {
+  if (!unicode || index + 1 >= text.length) return index + 1;
+  const high = text.charCodeAt(index);
+  const low = text.charCodeAt(index + 1);
+  return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff ? index + 2 : index + 1;
 }
 
 // ---- shared word classes -------------------------------------------------------------------
