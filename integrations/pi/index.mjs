@@ -201,7 +201,11 @@ async function readSmallFile(path, max, refuse, flags = "r") {
 		}
 		return { bytes: buffer.subarray(0, filled) };
 	} catch (error) {
-		return { unreadable: fileReason(error) };
+		const code = error?.code;
+		return {
+			unreadable: fileReason(error),
+			code: typeof code === "string" ? code : null
+		};
 	} finally {
 		await handle?.close();
 	}
