@@ -4,7 +4,7 @@ import { describeRange, type ManifestShard } from "../src/documents/shard.js";
 import type { IngestRunReport } from "../src/ingest/run-plan.js";
 import { EXIT_EXPLANATIONS, HELD_SAMPLE_SIZE, type IngestRunSummary } from "../src/ingest/run-summary.js";
 import { canaryOutageWarning, canaryReplyWarning, circuitOpenWarning, type CanaryTarget } from "../src/pipeline/canary-warning.js";
-import { reasonBreakdown, type ReasonCounts } from "../src/pipeline/reason-tally.js";
+import { reasonBreakdown, reasonList, type ReasonCounts } from "../src/pipeline/reason-tally.js";
 import { HOLD_REASONS } from "../src/documents/schemas.js";
 import { GENERATED_ID_PREFIX, PROVENANCE_KEY, PROVENANCE_PREFIX } from "../src/documents/reserved-labels.js";
 import type { PublishResult } from "../src/publish/publish.js";
@@ -121,8 +121,8 @@ export function ingestRunWarnings(run: Pick<IngestRunReport, "summary" | "circui
     // The records whose own check failed (those that opened the breaker among them) are not screened either.
     const failedHeld = [canary.outage, canary.failed].filter((held) => held !== null);
     const failedRecords = failedHeld.reduce((sum, held) => sum + held.records, 0);
-    const reasons = failedHeld.flatMap((held) => held.reasons.map(([reason, count]) => `${reason} ${count}`));
-    const failed = failedRecords === 0 ? null : `${plural(failedRecords, "record")} whose check failed (${reasons.join(", ")})`;
+    const failed =
+      failedRecords === 0 ? null : `${plural(failedRecords, "record")} whose check failed (${reasonList(failedHeld.flatMap((held) => held.reasons))})`;
     warnings.push(
       circuitOpenWarning(target, run.circuitOpen, canary.circuitNotSent === 0 ? null : `${plural(canary.circuitNotSent, "record")} of ${total}`, failed),
     );

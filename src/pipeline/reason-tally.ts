@@ -22,7 +22,12 @@ export class ReasonTally<R extends string = string> {
   }
 }
 
+/** `http_error 3, output_limit 1`: every reason with its count. */
+export function reasonList(counts: ReasonCounts): string {
+  return counts.map(([reason, count]) => `${reason} ${count}`).join(", ");
+}
+
 /** ` (http_error 3, output_limit 1)` when more than one reason was seen, else nothing. */
 export function reasonBreakdown(counts: ReasonCounts): string {
-  return counts.length < 2 ? "" : ` (${counts.map(([reason, count]) => `${reason} ${count}`).join(", ")})`;
+  return counts.length < 2 ? "" : ` (${reasonList(counts)})`;
 }

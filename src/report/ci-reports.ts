@@ -2,9 +2,10 @@
 // input order and written once the run's result is final: each file atomically, the GitHub
 // summary appended to the runner's file. Paths are checked and spools created before the input is
 // read, so a bad report path refuses the run before anything is checked.
-import { lstat, open, stat } from "node:fs/promises";
+import { lstat, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { appendNoFollow, appendTargetProblem } from "../core/append.js";
+import { readSmallFile } from "../core/read-at-most.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseSharedFiles, specialFileKind, type RunFile } from "../core/file-identity.js";
 import { stageFileAtomic, type StagedFile } from "../publish/atomic-write.js";
@@ -92,16 +93,10 @@ const SNIFF_BYTES = 4096;
 async function refuseToReplaceOther(flag: string, path: string): Promise<void> {
   const info = await lstat(path).catch(() => null);
   if (info === null || !info.isFile() || info.size === 0) return;
-  const handle = await open(path, "r").catch(() => null);
-  if (handle === null) return;
-  let head: Buffer;
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
-    head = buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-  if (!looksLikeReport(flag, head)) {
+  // One byte past the sniffed head at most; a file that cannot be read is left to the write.
+  const read = await readSmallFile(path, SNIFF_BYTES, () => null);
+  if (!("bytes" in read)) return;
+  if (!looksLikeReport(flag, read.bytes.subarray(0, SNIFF_BYTES))) {
     const what = flag === "--sarif" ? "a SARIF log" : "a JUnit XML report";
     throw new UsageError(`${flag}: ${displayText(path)} exists and is not ${what}; it is never replaced (remove it or name another file)`);
   }

@@ -13,7 +13,7 @@ import type { ReaderLimits } from "../documents/reader-limits.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
 import { screenWithReports } from "../report/screen-reports.js";
 import type { BreakerTrip } from "../pipeline/circuit-breaker.js";
-import { reasonBreakdown, type ReasonCounts } from "../pipeline/reason-tally.js";
+import { reasonBreakdown, reasonList, type ReasonCounts } from "../pipeline/reason-tally.js";
 import { batchExitCode, type BatchSummary } from "../screen/screen-batch.js";
 import { resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
 import { resolveReportSettings, type ReportSettings } from "./report-settings.js";
@@ -50,8 +50,7 @@ function screenCanaryWarning(summary: BatchSummary, trip: BreakerTrip | null, ta
     // The items whose own check failed (those that opened the breaker among them) are not screened either.
     const failedItems = summary.outage.affected + summary.failed.affected;
     const reasons = [...summary.outage.reasons, ...summary.failed.reasons];
-    const failed =
-      failedItems === 0 ? null : `${n(failedItems, "item")} whose check failed (${reasons.map(([reason, count]) => `${reason} ${count}`).join(", ")})`;
+    const failed = failedItems === 0 ? null : `${n(failedItems, "item")} whose check failed (${reasonList(reasons)})`;
     return circuitOpenWarning(target, trip, summary.notSent === 0 ? null : `${n(summary.notSent, "item")} of ${summary.total}`, failed);
   }
   // An item blocked by a check that did run is counted, since a part of it went unscreened, and
