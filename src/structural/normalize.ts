@@ -31,10 +31,13 @@ const LEET: ReadonlyMap<string, string> = new Map(["0o", "1i", "3e", "4a", "5s",
 // A token that mixes letters with leet digits/symbols; pure numbers ("2025") are left alone.
 const LEET_TOKEN = /[A-Za-z0-9@$]*[A-Za-z][A-Za-z0-9@$]*/g;
 const HAS_LEET = /[0-9@$]/;
-// Three or more single letters separated by single spaces: "i g n o r e".
 const LEET_HINT = /[A-Za-z][0-9@$]|[0-9@$][A-Za-z]/;
-const SPACED_HINT = /\b[A-Za-z] [A-Za-z] [A-Za-z]\b/;
-const SPACED_LETTERS = /\b[A-Za-z](?: [A-Za-z]){2,}\b/g;
+// Three or more single letters, each after the same separator: a space ("i g n o r e"), or a
+// hyphen, dot, asterisk, slash or bar with a space on either side or none ("I-G-N-O-R-E",
+// "I. G. N. O. R. E"). The separator must repeat exactly, so "i.e. a" stays as written.
+const SPACED_HINT = /(?<![A-Za-z0-9])[A-Za-z](?: | ?[-.*/|] ?)[A-Za-z](?: | ?[-.*/|] ?)[A-Za-z](?![A-Za-z0-9])/;
+const SPACED_LETTERS = /(?<![A-Za-z0-9])[A-Za-z]( | ?[-.*/|] ?)[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
+const NOT_A_LETTER = /[^A-Za-z]/g;
 // snake_case / SCREAMING_SNAKE / kebab-free camelCase joins between letters.
 const IDENTIFIER_HINT = /[A-Za-z0-9]_[A-Za-z]|[a-z][A-Z][a-z]/;
 const SNAKE_JOIN = /(?<=[A-Za-z0-9])_+(?=[A-Za-z])/g;
@@ -52,7 +55,7 @@ const DEOBFUSCATION: ReadonlyArray<{ readonly hint: RegExp; readonly passes: Rea
     ],
   },
   { hint: LEET_HINT, passes: [[LEET_TOKEN, (token) => (HAS_LEET.test(token) ? token.replace(/[0-9@$]/g, (c) => LEET.get(c) ?? c) : token)]] },
-  { hint: SPACED_HINT, passes: [[SPACED_LETTERS, (run) => run.replace(/ /g, "")]] },
+  { hint: SPACED_HINT, passes: [[SPACED_LETTERS, (run) => run.replace(NOT_A_LETTER, "")]] },
 ];
 
 /** `view` after the passes whose hint `folded` holds, each applied with `replace`; null when it holds none. */

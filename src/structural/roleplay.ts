@@ -83,7 +83,8 @@ export const ROLEPLAY_RULES: readonly Rule[] = Object.freeze([
     "\\b(?:(?:not|never|no\\s+longer)\\s+(?:be\\s+)?(?:(?:bound|restricted|limited|constrained|confined|governed|held\\s+back)\\s+by|subject\\s+to)" +
       "|(?:broken|break(?:s|ing)?|broke|freed?|liberated|released|escaped)\\s+(?:free\\s+)?(?:of|from)" +
       "|(?:do(?:es)?n['’]?t|do(?:es)?\\s+not|never|won['’]?t|will\\s+not|no\\s+longer|doesnt|dont)\\s+(?:(?:have|need)\\s+to\\s+)?(?:abide\\s+by|follow|adhere\\s+to|comply\\s+with|obey|respect|care\\s+about|worry\\s+about|give\\s+a\\s+\\w+\\s+about))" +
-      `\\s+(?:any\\s+(?:and\\s+all\\s+)?|all\\s+|the\\s+)?(?:of\\s+)?(?:[\\w'’-]+\\s+){0,4}?${LIMIT_NOUN}\\b`,
+      // A list may come first ("any of ChatGPT's ethical settings, restrictions, filters").
+      `\\s+(?:any\\s+(?:and\\s+all\\s+)?|all\\s+|the\\s+)?(?:of\\s+)?(?:[\\w'’-]+,?\\s+){0,4}?${LIMIT_NOUN}\\b`,
     { accept: (m) => AI_OR_ETHICS_LIMIT.test(m[0] + sentenceAfter(m, 40)) && AI_CONTEXT.test(around(m, CONTEXT_WINDOW)) },
   ),
   // A persona that has no rules, restrictions or ethics ("Wrath has no restrictions", "X doesn't

@@ -26,7 +26,7 @@ import { citedSpecimen, GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from
  * verdict cache keys every stored verdict by it: bump it in the same change as any edit that can
  * alter what the filter blocks or the reasons it reports, or stale verdicts would be reused.
  */
-export const STRUCTURAL_RULES_VERSION = 8;
+export const STRUCTURAL_RULES_VERSION = 9;
 
 /** At most this many matches of one expression are inspected (by `accept`, or for locations). */
 const MAX_MATCHES_PER_RULE = 64;
@@ -86,7 +86,7 @@ const WEAK_OVERRIDE_VERB = "(?:skip|drop|discard|abandon|neglect|dismiss|set\\s+
 const IN_A_PLACE = "(?!\\s+(?:in|from|on|of|at|inside|within)\\s+(?:the|this|that|these|those|our|a|an|each|every)\\b)";
 const EARLIER = "(?:previous|prior|above|earlier|preceding|foregoing|initial|original|old|existing|former)";
 const INSTRUCTION_NOUN =
-  "(?:instructions?|directives?|directions|rules|guidelines|prompts?|commands|guidance|programming|constraints|context|orders|polic(?:y|ies)|restrictions|safeguards|guardrails|training)";
+  "(?:instructions?|directives?|directions|rules|guidelines|prompts?|commands|guidance|programming|constraints|context|orders|polic(?:y|ies)|restrictions|safeguards|guardrails|training|inputs)";
 const OWNED_INSTRUCTION_NOUN =
   "(?:instructions?|directives?|rules|guidelines|system\\s+prompt|prompts?|programming|guardrails|safeguards|restrictions|polic(?:y|ies)|training|filters)";
 // "attackers can ignore previous instructions" reports an attack, and a phrase quoted after a
@@ -168,6 +168,13 @@ const PROMPT_OBJECT =
 const STRONG_MODE =
   "(?:developer|dev|god|sudo|admin|administrator|root|superuser|unrestricted|unfiltered|uncensored|jailbreak|jailbroken|privileged|elevated|DAN|evil|chaos|no[\\s-]?limits?)";
 const WEAK_MODE = "(?:debug|debugging|maintenance|diagnostic|test|testing|override|bypass|raw)";
+/** Modes that only a jailbreak announces (no device or product has them). */
+const JAILBREAK_MODE = "(?:god|sudo|unrestricted|unfiltered|uncensored|jailbreak|jailbroken|DAN|evil|chaos|no[\\s-]?limits?)";
+/** An AI or its prompts named near a mode ("Tablets stay in Kiosk Mode, with no restrictions" names neither). */
+const MODE_AI_WORD = /\b(?:ChatGPT|GPT[\w.-]*|OpenAI|AI|LLMs?|chatbots?|language\s+models?|prompts?|Claude|Gemini|Bard)\b/;
+/** Signs near a mode given to an AI that the mode is a way around its limits. */
+const MODE_JAILBREAK_SIGN =
+  /\b(?:uncensored|unfiltered|unrestricted|no\s+(?:restrictions|limits|limitations|filters|censorship)|without\s+(?:any\s+)?(?:restrictions|limits|limitations|filters|censorship)|content\s+polic(?:y|ies)|(?:polic(?:y|ies)|rules|guidelines)\s+(?:have|has)\s+been\s+(?:replaced|removed|lifted|suspended|disabled)|any\s+kind\s+of\s+content|(?:never|not|won['’]t|cannot|can['’]t)\s+refuse)\b/i;
 const NOT_HOW_TO = "(?<!\\bhow\\s+(?:do|can|could|would|should)\\s+(?:I|we|you|one)\\s+|\\bhow\\s+to\\s+|\\bhow\\s+I\\s+can\\s+)";
 const DEVICE_CONTEXT =
   "(?!\\s+(?:on|in|for)\\s+(?:your\\s+|my\\s+|the\\s+|an?\\s+)?(?:[\\w-]+\\s+)?(?:android|iphone|ios|phone|device|chrome|firefox|edge|browser|windows|mac|macos|pc|laptop|tablet|xbox|playstation|console|settings|extensions?|app|router)\\b)";
@@ -359,6 +366,32 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       `|\\b(?:you\\s+are|you're)\\s+(?:now\\s+)?(?:operating\\s+|running\\s+)?in\\s+(?:the\\s+|a\\s+)?(?:[\\w-]+\\s+)?${WEAK_MODE}\\s+mode\\b` +
       "|\\bsudo\\b[^\\n]{0,60}?(?:--?|\\b)(?:no-?safety|unfiltered|unrestricted|jailbreak|disable[-_]?safety|ignore[-_]?rules)\\b",
   ),
+  // Row 10, other shapes: a jailbreak's mode announced as a status line of its own ("SUDO MODE
+  // ON", "God mode: enabled"); developer, debug and admin modes are left out, which a device or
+  // product manual announces the same way.
+  rule(
+    L.PRIVILEGE_MODE,
+    `^[ \\t]*(?:[#>*\\[(|-]+[ \\t]*)?${JAILBREAK_MODE}[ \\t]+mode[ \\t]*(?:[:=-][ \\t]*|is[ \\t]+(?:now[ \\t]+)?|now[ \\t]+)?(?:on|enabled|activated|engaged|unlocked)\\b[ \\t]*[!.\\])*|]*[ \\t]*$`,
+    { flags: "im" },
+  ),
+  // Row 10, other shapes: a mode given to an AI or a persona ("ChatGPT with Developer Mode enabled",
+  // "simulate JEEVES Mode", "stay in APOPHIS Mode"), held only with a sign near it that the mode
+  // is a way around the AI's limits (MODE_JAILBREAK_SIGN): "the model with JSON mode enabled" and
+  // "stay in insert mode" are product manuals. A mode stayed in or simulated has a capitalised
+  // name, as a persona's has ("remain in normal mode" is an editor's), and an AI or its prompts
+  // are named near it (MODE_AI_WORD: a kiosk's manual names neither). Not in reported speech
+  // ("attackers ask the model to simulate …").
+  rule(
+    L.PRIVILEGE_MODE,
+    `\\b(?:(?:ChatGPT|GPT(?:-?\\d[\\w.]*)?|AI|LLM|Claude|Gemini|Bard|assistant|model|chatbot|bot|you)\\s+(?:with|in)\\s+(?:the\\s+|a\\s+)?(?:[\\w-]+\\s+){1,2}?mode\\s+(?:enabled|activated|turned\\s+on|on|unlocked|engaged)` +
+      `|(?<!\\b${REPORTED_CAUSE}\\s+(?:${THIRD_PARTY}|ChatGPT|GPT(?:-?\\d[\\w.]*)?|Claude|Gemini|Bard)\\s+to\\s+)(?:simulate|emulate|stay\\s+in|remain\\s+in|while\\s+in|respond\\s+in|answer\\s+in|reply\\s+in)\\s+(?:the\\s+)?([\\w-]+\\s+(?:[\\w-]+\\s+)?)mode)\\b`,
+    {
+      accept: (m) => {
+        const near = m.input.slice(Math.max(0, m.index - 400), m.index + m[0].length + 400);
+        return (m[1] === undefined || /^[A-Z]/.test(m[1])) && MODE_JAILBREAK_SIGN.test(near) && MODE_AI_WORD.test(near) && !citedSpecimen(m);
+      },
+    },
+  ),
   // Row 11: hypothetical framing + "you" + no restrictions.
   rule(
     L.HYPOTHETICAL,
@@ -461,7 +494,12 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     L.INSTRUCTION_OVERRIDE,
     `\\b${EARLIER}\\s+(?:[\\w-]+\\s+)?${INSTRUCTION_NOUN}\\s+(?:(?:no\\s+longer|don't|do\\s+not|does\\s+not|doesn't)\\s+apply|(?:are|is)\\s+(?:now\\s+)?(?:void|null|cancel+ed|revoked|obsolete|rescinded|suspended|lifted|superseded|overridden|replaced))\\b` +
       `|\\b(?:stop|cease|quit|no\\s+longer)\\s+(?:following|obeying|adhering\\s+to|complying\\s+with|applying)\\s+(?:any\\s+of\\s+|all\\s+(?:of\\s+)?)?(?:your|the|these|those|any|all)\\s+(?:[\\w-]+\\s+)?${OWNED_INSTRUCTION_NOUN}\\b` +
-      `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)${NOT_A_SUBJECT_TAUGHT}|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point)))`,
+      `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)${NOT_A_SUBJECT_TAUGHT}|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point))` +
+      // A few words between ("ignore everything to your core before this."), when the sentence
+      // ends there and they are not the reader's own past: "forget everything you learned before
+      // this." is a course's opening, "… before this course" goes on, and "ignore everything in the
+      // output above" is a tutorial's.
+      `|(?:(?!you\\b)[\\w'’-]+\\s+){1,5}?(?:before|prior\\s+to)\\s+this(?=\\s*(?:[.!:;\\])]|$)))`,
   ),
   // Refusal suppression: an order never to say a quoted refusal ("I can't", "I'm sorry", "as an
   // AI"; a style guide's "do not use 'sorry' as a filler" names none). A customer-service guide's
