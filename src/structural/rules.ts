@@ -179,13 +179,20 @@ const NOT_HOW_TO = "(?<!\\bhow\\s+(?:do|can|could|would|should)\\s+(?:I|we|you|o
 const DEVICE_CONTEXT =
   "(?!\\s+(?:on|in|for)\\s+(?:your\\s+|my\\s+|the\\s+|an?\\s+)?(?:[\\w-]+\\s+)?(?:android|iphone|ios|phone|device|chrome|firefox|edge|browser|windows|mac|macos|pc|laptop|tablet|xbox|playstation|console|settings|extensions?|app|router)\\b)";
 
-// Other languages: override verb + all/your/previous + instructions (FR, ES, DE, IT, PT, ZH, RU);
-// a negation right before the verb ("n'oubliez pas les instructions") is not an override.
-const ML_VERB = "(?:ignor(?:e|ez|a|ar|ieren|iere|ate)|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|dimentica|esque[çc]a)";
+// Other languages: override verb + all/your/previous + instructions (FR, ES, DE, IT, PT, ZH, RU;
+// since rules version 9 also NL, PL, CS, SK, HR/SR/BS, SV, NO/DA, ID/MS, RO); a negation right
+// before the verb ("n'oubliez pas les instructions", "nie zapomnij") or right after it ("vergeet
+// niet alle instructies te lezen", "glöm inte …") is not an override.
+const ML_VERB =
+  "(?:ignor(?:e|ez|a|ar|ieren|iere|ate|eer|uj|ujte|iraj|irajte|iši|išite|isi|isite|era|ă|ați|aţi)|zignoruj|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|vergeet|dimentica|esque[çc]a|zapomnij|zapomni(?:jcie)?|zapome[ňn](?:te)?|zabudni(?:te)?|zaboravi(?:te)?|gl[öo]m|glem|abaikan|lupakan|uit[ăa]|uita[țţt]i|negeer)";
+/** A negation right after ML_VERB ("vergeet niet", "glöm inte", "vergiss nicht"): a reminder, not an override. */
+const ML_NEGATED_AFTER = "(?!\\s+(?:niet|nicht|pas|inte|ikke|not)(?!\\p{L}))";
 const ML_OWNER =
-  "(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales|obigen|vorangehenden|vorangegangenen|vorigen|früheren|ci-dessus|anteriori|previos|acima|sopra)";
+  "(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales|obigen|vorangehenden|vorangegangenen|vorigen|früheren|ci-dessus|anteriori|previos|acima|sopra" +
+  "|vorige|eerdere|bovenstaande|jouw|wszystkie|wszystkich|poprzednie|poprzednich|wcześniejsze|twoje|všechny|všetky|předchozí|predchádzajúce|sve|prethodne|ranije|svoje|tvoje|alla|tidigare|dina|tidligere|dine|semua|seluruh|toate|anterioare)";
 const ML_NOUN =
-  "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras|Befehle|Aufgaben|Aufträge|Vorgaben|commandes|órdenes|ordenes|comandos|comandi|indicaciones|indicazioni)";
+  "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras|Befehle|Aufgaben|Aufträge|Vorgaben|commandes|órdenes|ordenes|comandos|comandi|indicaciones|indicazioni" +
+  "|instructies|regels|opdrachten|aanwijzingen|instrukcje|instrukcji|polecenia|poleceń|zasady|reguły|instrukce|inštrukcie|pokyny|pravidla|pravidlá|instrukcije|upute|uputstva|pravila|naredbe|instruktioner|instruksjoner|regler|anvisningar|instruksi|perintah|aturan|petunjuk|instrucțiunile|instrucţiunile|instrucțiuni|instrucţiuni|instructiunile|regulile|reguli)";
 const ZH_VERB = "(?:忽略|无视|忽视|無視|忽視|忘记|忘記)";
 // A quotation introduced as an example ("instructions such as „Ignore all previous …“") is mentioned, not issued.
 const QUOTED_AFTER =
@@ -309,7 +316,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   ),
   rule(
     L.INSTRUCTION_OVERRIDE,
-    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
+    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})${ML_NEGATED_AFTER}(?<!(?:não|nao|no|non|ne|nicht|nie|nu|jangan|nemoj|nemojte|niet)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
       `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB}|${ZH_TOLD}${ZH_VERB})${JA_TOLD_AFTER}[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
       `|${RU_VERB}(?<!не\\s+${RU_VERB})[^\\n.!?]{0,50}(?:инструкци|указани|правил)`,
     { scope: "script", flags: "iu" },
