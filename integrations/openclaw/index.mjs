@@ -5,6 +5,18 @@ import { Buffer as Buffer$1, isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { request } from "node:http";
+// src/core/codepoints.ts
+/** Any code point that is not Unicode White_Space (a lone surrogate is not White_Space). */
+var NOT_WHITE_SPACE = /\P{White_Space}/u;
+/**
+* True when `text` has nothing to screen: it is empty, or every code point is Unicode
+* White_Space (spaces, tabs, line breaks, NBSP, U+3000…). Format characters such as U+200B or
+* U+FEFF are not White_Space, so a text of them is screened (the structural layer reads them).
+* The one rule behind every "no text" refusal: check, /check, screen and ingest records.
+*/
+function isBlankText(text) {
+	return !NOT_WHITE_SPACE.test(text);
+}
 // src/core/errors.ts
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 var LittleCanaryError = class extends Error {
@@ -644,6 +656,12 @@ var BLOCK_UNSCREENED = Object.freeze({
 	reason: "Little Canary screening did not complete.",
 	message: "Little Canary blocked this run because screening did not complete and the fail-closed policy applies."
 });
+/** The run is refused: the service flagged the prompt, and under the `deny` failure mode its incomplete coverage refuses it. */
+var BLOCK_FLAGGED_UNSCREENED = Object.freeze({
+	outcome: "block",
+	reason: "Little Canary flagged this prompt; screening did not complete.",
+	message: "Little Canary blocked this run: it flagged the prompt, and the fail-closed policy applies because screening did not complete."
+});
 var PREFIX = `[${PLUGIN_ID}] `;
 var UNREADABLE = /* @__PURE__ */ new Set([
 	"ValueError",
@@ -658,6 +676,7 @@ function warning(outcome) {
 		case "deny": return null;
 		case "warn": return "screening flagged this prompt; allowing run";
 		case "unscreened":
+			if (outcome.flagged) return `screening flagged this prompt; ${outcome.reason}; ${tail}`;
 			if (outcome.cause === "incomplete") return `screening coverage is degraded; ${tail}`;
 			if (isConfigProblem(outcome.reason)) return `${outcome.reason}; ${tail}`;
 			if (UNREADABLE.has(outcome.reason)) return `screening service returned an unreadable verdict; ${tail}`;
@@ -680,13 +699,14 @@ function createBeforeAgentRunHandler(options = {}) {
 	}
 	return async function beforeAgentRun(event) {
 		const prompt = event?.prompt;
-		if (prompt === void 0 || prompt === null || prompt === "") return PASS;
+		if (prompt === void 0 || prompt === null || typeof prompt === "string" && isBlankText(prompt)) return PASS;
 		const { outcome, notices } = typeof prompt === "string" ? await screen(prompt) : unscreened("prompt was not a string");
 		const message = warning(outcome);
 		if (message !== null) warn(message);
 		for (const notice of notices) warn(notice);
 		if (outcome.decision === "deny") return BLOCK_UNSAFE;
-		return outcome.block ? BLOCK_UNSCREENED : PASS;
+		if (!outcome.block) return PASS;
+		return outcome.flagged ? BLOCK_FLAGGED_UNSCREENED : BLOCK_UNSCREENED;
 	};
 }
 // src/integrations/openclaw/entry.ts

@@ -5,6 +5,18 @@ import { request } from "node:http";
 import { Buffer as Buffer$1, isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+// src/core/codepoints.ts
+/** Any code point that is not Unicode White_Space (a lone surrogate is not White_Space). */
+var NOT_WHITE_SPACE = /\P{White_Space}/u;
+/**
+* True when `text` has nothing to screen: it is empty, or every code point is Unicode
+* White_Space (spaces, tabs, line breaks, NBSP, U+3000…). Format characters such as U+200B or
+* U+FEFF are not White_Space, so a text of them is screened (the structural layer reads them).
+* The one rule behind every "no text" refusal: check, /check, screen and ingest records.
+*/
+function isBlankText(text) {
+	return !NOT_WHITE_SPACE.test(text);
+}
 // src/core/errors.ts
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 var LittleCanaryError = class extends Error {
@@ -658,7 +670,7 @@ function warning(outcome, words) {
 		case "deny": return words.denied;
 		case "warn": return `${words.flagged}; OpenCode continued.`;
 	}
-	if (words === TOOL && outcome.block) return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
+	if (words === TOOL && outcome.block) return `${outcome.flagged ? "Tool result flagged and withheld" : "Tool result withheld"} before OpenCode sent it to the model because screening did not complete (fail-closed policy).`;
 	return `${outcome.cause === "incomplete" ? outcome.flagged ? `${words.flagged}; screening coverage is incomplete` : `${words.screening} coverage is incomplete` : isConfigProblem(outcome.reason) ? `${words.screening} unavailable: ${outcome.reason}` : `${words.screening} unavailable`}; OpenCode continued.${outcome.block ? CANNOT_BLOCK : ""}`;
 }
 /** Submitted text: `text` parts that are neither synthetic nor ignored, joined with "\n". */
@@ -722,13 +734,13 @@ function createOpenCodeHooks(options = {}) {
 	return {
 		"chat.message": async (_input, output) => {
 			const text = promptText(isPlainObject(output) ? output["parts"] : void 0);
-			if (text === "") return;
+			if (isBlankText(text)) return;
 			const { outcome, notices } = await screen(text);
 			await report(warning(outcome, PROMPT), notices);
 		},
 		"tool.execute.after": async (_input, output) => {
 			const text = toolText(output);
-			if (text === "") return;
+			if (isBlankText(text)) return;
 			const { outcome, notices } = await screen(text);
 			if (outcome.block && isPlainObject(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
 			await report(warning(outcome, TOOL), notices);

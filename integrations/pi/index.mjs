@@ -5,6 +5,27 @@ import { request } from "node:http";
 import { Buffer as Buffer$1, isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+// src/core/codepoints.ts
+/** Any code point that is not Unicode White_Space (a lone surrogate is not White_Space). */
+var NOT_WHITE_SPACE = /\P{White_Space}/u;
+/**
+* True when `text` has nothing to screen: it is empty, or every code point is Unicode
+* White_Space (spaces, tabs, line breaks, NBSP, U+3000…). Format characters such as U+200B or
+* U+FEFF are not White_Space, so a text of them is screened (the structural layer reads them).
+* The one rule behind every "no text" refusal: check, /check, screen and ingest records.
+*/
+function isBlankText(text) {
+	return !NOT_WHITE_SPACE.test(text);
+}
+// src/integrations/adapter/detection-lead.ts
+/**
+* `Little Canary flagged this <subject>; <what did not run>` for an unscreened outcome whose
+* verdict was flagged, or null for any other outcome (a host then words it its usual way).
+*/
+function detectionLead(outcome, subject) {
+	if (outcome.decision !== "unscreened" || !outcome.flagged) return null;
+	return `Little Canary flagged this ${subject}; ${outcome.reason}`;
+}
 // src/core/errors.ts
 /** Base class of the library's typed errors: a stable `code` (mapped to an exit code by the CLI) and an optional `cause`. */
 var LittleCanaryError = class extends Error {
@@ -645,7 +666,7 @@ function notification(outcome) {
 		case "deny": return ["Little Canary blocked this input before Pi started the turn.", "error"];
 		case "warn": return ["Little Canary flagged this input; Pi continued.", "warning"];
 		case "unscreened": {
-			const what = outcome.cause === "incomplete" ? "Little Canary coverage is incomplete" : isConfigProblem(outcome.reason) ? `Little Canary screening unavailable: ${outcome.reason}` : "Little Canary screening unavailable";
+			const what = detectionLead(outcome, "input") ?? (outcome.cause === "incomplete" ? "Little Canary coverage is incomplete" : isConfigProblem(outcome.reason) ? `Little Canary screening unavailable: ${outcome.reason}` : "Little Canary screening unavailable");
 			return outcome.block ? [`${what}; Pi stopped this input under the fail-closed policy.`, "error"] : [`${what}; Pi continued.`, "warning"];
 		}
 	}
@@ -661,7 +682,7 @@ function createInputHandler(options = {}) {
 	}
 	return async function onInput(event, ctx) {
 		const text = event?.text;
-		if (text === void 0 || text === null || text === "") return CONTINUE;
+		if (text === void 0 || text === null || typeof text === "string" && isBlankText(text)) return CONTINUE;
 		const context = ctx;
 		const { outcome, notices } = typeof text === "string" ? await screen(text) : unscreened("prompt was not a string");
 		const note = notification(outcome);

@@ -19,7 +19,11 @@ export interface HostClassification {
   readonly cause: UnscreenedCause | null;
   /** For `unscreened`: what failed, in words safe to show a user (never input text). */
   readonly reason: string | null;
-  /** `advisory.flagged === true`, also on an unscreened verdict. */
+  /**
+   * `advisory.flagged === true`, also on an unscreened verdict: there it is a detection (the
+   * structural layer flagged the text) whose behavioral coverage is incomplete, and hosts name the
+   * detection first, never as "screening unavailable" (adapter/detection-lead.ts).
+   */
   readonly flagged: boolean;
   /** The host should refuse the input: `deny`, or `unscreened` under the `deny` failure mode. */
   readonly block: boolean;

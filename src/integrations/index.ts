@@ -47,9 +47,17 @@ export {
 } from "./adapter/config.js";
 export { HOOK_TIMEOUT_LIMITS, readAdapterEnv, type AdapterEnv, type AdapterConfig, type TimeoutLimits } from "./adapter/config.js";
 export { createScreener, type Screen, type ScreenResult, type ScreenerOptions } from "./adapter/screener.js";
-export { runCommandHook, decideHook, type CommandHookOptions, type HookAnswer, type HookRenderer } from "./adapter/command-hook.js";
-export { renderClaudeCode } from "./claude-code/output.js";
-export { renderGeminiCli } from "./gemini-cli/output.js";
+export {
+  runCommandHook,
+  decideHook,
+  NOTHING_TO_SCREEN,
+  type CommandHookOptions,
+  type HookAnswer,
+  type HookDecision,
+  type HookRenderer,
+} from "./adapter/command-hook.js";
+export { renderClaudeCode, CLAUDE_CODE_NOTHING_TO_SCREEN } from "./claude-code/output.js";
+export { renderGeminiCli, GEMINI_CLI_NOTHING_TO_SCREEN } from "./gemini-cli/output.js";
 export { createOpenCodeHooks, type OpenCodeHooks, type OpenCodeHookOptions } from "./opencode/plugin.js";
 export { createInputHandler, type PiAction, type PiHandlerOptions, type PiInputHandler } from "./pi/plugin.js";
 export {

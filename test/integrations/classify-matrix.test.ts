@@ -2,7 +2,9 @@
 // 1. classifyForHost passes nothing that is not an exercised clean verdict, for every verdict
 //    shape, valid or not (property test); the host bundles inline this one module;
 // 2. every adapter, fed the same real verdict by a loopback service (or in-process for the
-//    Agents guardrail), shows the host the same allow / warn / deny / unscreened decision.
+//    Agents guardrail), shows the host the same allow / warn / deny / unscreened decision, and
+//    every host adapter names an unscreened verdict that was flagged as flagged (a structural
+//    flag stays a detection when the canary did not run).
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import fc from "fast-check";
@@ -23,6 +25,9 @@ import { hookInput, runHook } from "../support/integrations/run-hook.js";
 import { BENIGN_PROMPT, FLAGGING_REPLY, UNSAFE_PROMPT } from "../support/integrations/service.js";
 
 type Decision = library.HostDecision;
+/** What a host adapter shows: the decision, and for an unscreened verdict whether it names a flag. */
+type Shown = Decision | "unscreened+flagged";
+const shown = (c: library.HostClassification): Shown => (c.decision === "unscreened" && c.flagged ? "unscreened+flagged" : c.decision);
 const MODES = ["allow", "deny"] as const;
 
 describe("the one classifier", () => {
@@ -108,44 +113,60 @@ const SCENARIOS: readonly Scenario[] = [
   { name: "degraded fail-open", prompt: BENIGN_PROMPT, reply: { fault: "status", status: 500 }, options: {} },
   { name: "degraded fail-closed", prompt: BENIGN_PROMPT, reply: { fault: "drop" }, options: { onDegraded: "fail_closed" } },
   { name: "canary disabled", prompt: BENIGN_PROMPT, reply: "ok", options: { enableCanary: false } },
+  { name: "structural block without a canary", prompt: UNSAFE_PROMPT, reply: "ok", options: { enableCanary: false } },
+  { name: "structural flag without a canary", prompt: UNSAFE_PROMPT, reply: "ok", options: { mode: "advisory", enableCanary: false } },
+  {
+    name: "structural flag without a canary, fail-closed",
+    prompt: UNSAFE_PROMPT,
+    reply: "ok",
+    options: { mode: "advisory", enableCanary: false, onDegraded: "fail_closed" },
+  },
 ];
 
-const fromClaude = (out: Record<string, string>): Decision =>
+/** An unscreened answer: flagged when it leads with the flag, as detection-lead.ts words it. */
+const unscreened = (text: string | undefined, flaggedLead: string): Shown => (text?.startsWith(flaggedLead) ? "unscreened+flagged" : "unscreened");
+const fromClaude = (out: Record<string, string>): Shown =>
   out["decision"] === "block"
     ? out["reason"]!.startsWith("Little Canary rejected")
       ? "deny"
-      : "unscreened"
+      : unscreened(out["reason"], "Little Canary flagged this prompt;")
     : out["systemMessage"] === undefined
       ? "allow"
-      : out["systemMessage"].startsWith("Little Canary flagged")
+      : out["systemMessage"].startsWith("Little Canary flagged this prompt but")
         ? "warn"
-        : "unscreened";
-const fromGemini = (out: Record<string, string>): Decision =>
+        : unscreened(out["systemMessage"], "Little Canary flagged this prompt;");
+const fromGemini = (out: Record<string, string>): Shown =>
   out["reason"]!.startsWith("Little Canary rejected")
     ? "deny"
     : out["reason"]!.startsWith("Little Canary allowed this prompt after")
       ? "allow"
       : out["reason"]!.startsWith("Little Canary allowed this prompt with an advisory")
         ? "warn"
-        : "unscreened";
-const fromOpenCode = (warnings: string[]): Decision =>
+        : unscreened(out["reason"], "Little Canary flagged this prompt;");
+const fromOpenCode = (warnings: string[]): Shown =>
   warnings.length === 0
     ? "allow"
     : warnings[0]!.startsWith("Prompt rejected")
       ? "deny"
       : warnings[0] === "Prompt flagged; OpenCode continued."
         ? "warn"
-        : "unscreened";
-const fromPi = (notes: Array<[string, string]>): Decision =>
+        : unscreened(warnings[0], "Prompt flagged;");
+const fromPi = (notes: Array<[string, string]>): Shown =>
   notes.length === 0
     ? "allow"
     : notes[0]![0].startsWith("Little Canary blocked")
       ? "deny"
-      : notes[0]![0].startsWith("Little Canary flagged")
+      : notes[0]![0] === "Little Canary flagged this input; Pi continued."
         ? "warn"
-        : "unscreened";
-const fromOpenClaw = (result: unknown, warnings: string[]): Decision =>
-  JSON.stringify(result) === JSON.stringify(BLOCK_UNSAFE) ? "deny" : warnings.length === 0 ? "allow" : warnings[0]!.includes("flagged") ? "warn" : "unscreened";
+        : unscreened(notes[0]![0], "Little Canary flagged this input;");
+const fromOpenClaw = (result: unknown, warnings: string[]): Shown =>
+  JSON.stringify(result) === JSON.stringify(BLOCK_UNSAFE)
+    ? "deny"
+    : warnings.length === 0
+      ? "allow"
+      : warnings[0]!.endsWith("screening flagged this prompt; allowing run")
+        ? "warn"
+        : unscreened(warnings[0]!.replace("[little-canary-openclaw] ", ""), "screening flagged this prompt;");
 const GUARDRAIL: Record<string, Decision> = { safe: "allow", unsafe: "deny", flagged: "warn", degraded: "unscreened", unexercised: "unscreened" };
 
 describe("every adapter shows the host the same decision for the same verdict", () => {
@@ -168,12 +189,18 @@ describe("every adapter shows the host the same decision for the same verdict", 
     expect([...seen].sort()).toEqual(["allow", "deny", "unscreened", "warn"]);
   });
 
+  it("the scenarios include a flagged verdict whose canary did not run", () => {
+    const flagged = [...verdicts.values()].filter((v) => shown(library.classifyForHost(v.toDict(), { failureMode: "allow" })) === "unscreened+flagged");
+    expect(flagged.map((v) => v.canaryStatus)).toEqual(["disabled", "disabled"]);
+  });
+
   for (const scenario of SCENARIOS) {
     for (const failureMode of MODES) {
       it(`${scenario.name} under ${failureMode}`, async () => {
         const verdict = verdicts.get(scenario.name)!;
         const wire = verdict.toDict();
-        const expected = library.classifyForHost(wire, { failureMode }).decision;
+        const classified = library.classifyForHost(wire, { failureMode });
+        const expected = shown(classified);
         const service: RawService = await startRawService(answering(JSON.stringify(wire)));
         try {
           const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: failureMode };
@@ -211,7 +238,15 @@ describe("every adapter shows the host the same decision for the same verdict", 
             pi: fromPi(piNotes),
             openclaw: fromOpenClaw(claw, clawWarnings),
             "openai-agents": GUARDRAIL[guardrail.outputInfo.coverage],
-          }).toEqual({ "claude-code": expected, "gemini-cli": expected, opencode: expected, pi: expected, openclaw: expected, "openai-agents": expected });
+          }).toEqual({
+            "claude-code": expected,
+            "gemini-cli": expected,
+            opencode: expected,
+            pi: expected,
+            openclaw: expected,
+            // The guardrail's `coverage` is one word per verdict; a flag it cannot name there is in `signals`.
+            "openai-agents": classified.decision,
+          });
         } finally {
           await service.close();
         }

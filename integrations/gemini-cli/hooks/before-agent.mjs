@@ -5,6 +5,18 @@ import { Buffer as Buffer$1, isUtf8 } from "node:buffer";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { request } from "node:http";
+// src/core/codepoints.ts
+/** Any code point that is not Unicode White_Space (a lone surrogate is not White_Space). */
+var NOT_WHITE_SPACE = /\P{White_Space}/u;
+/**
+* True when `text` has nothing to screen: it is empty, or every code point is Unicode
+* White_Space (spaces, tabs, line breaks, NBSP, U+3000…). Format characters such as U+200B or
+* U+FEFF are not White_Space, so a text of them is screened (the structural layer reads them).
+* The one rule behind every "no text" refusal: check, /check, screen and ingest records.
+*/
+function isBlankText(text) {
+	return !NOT_WHITE_SPACE.test(text);
+}
 // src/core/read-until-settled.ts
 /**
 * Listens to `stream` with the handlers `listen(settle)` makes until one of them settles the read,
@@ -687,6 +699,8 @@ var HOOK_INPUT_REASONS = {
 	json: "hook input was not valid JSON",
 	object: "hook input was not a JSON object"
 };
+/** decideHook's value for a prompt with nothing to screen: no request was made. */
+var NOTHING_TO_SCREEN = Object.freeze({ nothingToScreen: true });
 /** Decides one hook invocation (configuration, hook input, then the screen itself). */
 async function decideHook({ read, env, event, adapterName }) {
 	const config = readAdapterEnv(env);
@@ -697,7 +711,8 @@ async function decideHook({ read, env, event, adapterName }) {
 	if (!parsed.ok) return unscreened(parsed.reason);
 	if (parsed.value["hook_event_name"] !== event) return unscreened("unexpected hook event");
 	const prompt = parsed.value["prompt"];
-	return typeof prompt === "string" ? screen(prompt) : unscreened("prompt was not a string");
+	if (typeof prompt !== "string") return unscreened("prompt was not a string");
+	return isBlankText(prompt) ? NOTHING_TO_SCREEN : screen(prompt);
 }
 /**
 * Runs a command hook end to end: stdin → decision → one JSON line on stdout. Never throws and
@@ -711,13 +726,13 @@ async function runCommandHook(options) {
 	try {
 		const read = await readBoundedInput(stdin);
 		if (typeof stdin.destroy === "function") stdin.destroy();
-		const { outcome, notices } = await decideHook({
+		const decision = await decideHook({
 			read,
 			env,
 			event: options.event,
 			adapterName: options.adapterName
 		});
-		answer = options.render(outcome, notices);
+		answer = "nothingToScreen" in decision ? options.nothingToScreen : options.render(decision.outcome, decision.notices);
 	} catch (error) {
 		const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "Error";
 		answer = options.render(unscreenedForHost(name, { failureMode: failureModeOf(readAdapterEnv(env)) }), []);
@@ -735,6 +750,15 @@ function hookAnswer(answer, message, notices) {
 		systemMessage
 	};
 }
+// src/integrations/adapter/detection-lead.ts
+/**
+* `Little Canary flagged this <subject>; <what did not run>` for an unscreened outcome whose
+* verdict was flagged, or null for any other outcome (a host then words it its usual way).
+*/
+function detectionLead(outcome, subject) {
+	if (outcome.decision !== "unscreened" || !outcome.flagged) return null;
+	return `Little Canary flagged this ${subject}; ${outcome.reason}`;
+}
 // src/integrations/gemini-cli/output.ts
 /** The reason for a clean, exercised prompt. */
 var ALLOWED = "Little Canary allowed this prompt after exercised screening.";
@@ -744,9 +768,14 @@ var REJECTED = "Little Canary rejected this prompt before the Gemini agent start
 var ALLOWED_WITH_ADVISORY = "Little Canary allowed this prompt with an advisory.";
 /** The system message for a flagged (allowed) prompt. */
 var FLAGGED = "Little Canary flagged this prompt but the server's routing policy allowed it.";
+/** The answer for a prompt with nothing to screen (empty, or Unicode whitespace alone): allowed, no request made, and `reason` says why. */
+var GEMINI_CLI_NOTHING_TO_SCREEN = Object.freeze({
+	decision: "allow",
+	reason: "Little Canary had nothing to screen: the prompt was empty or whitespace only."
+});
 /** The hook's answer for one outcome; health notices are appended to `systemMessage`. */
 function renderGeminiCli(outcome, notices) {
-	const unavailable = `Little Canary screening unavailable: ${outcome.reason}.`;
+	const unavailable = `${detectionLead(outcome, "prompt") ?? `Little Canary screening unavailable: ${outcome.reason}`}.`;
 	if (outcome.decision === "deny") return hookAnswer({
 		decision: "deny",
 		reason: REJECTED
@@ -773,7 +802,8 @@ function renderGeminiCli(outcome, notices) {
 await runCommandHook({
 	event: "BeforeAgent",
 	adapterName: "this hook",
-	render: renderGeminiCli
+	render: renderGeminiCli,
+	nothingToScreen: GEMINI_CLI_NOTHING_TO_SCREEN
 });
 process.exitCode = 0;
 export {};

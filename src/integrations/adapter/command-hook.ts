@@ -1,8 +1,12 @@
 // The shared body of the command hooks (Claude Code `UserPromptSubmit`, Gemini CLI `BeforeAgent`):
 // read the hook input, check the configuration, screen the prompt, hand the host's renderer one
 // outcome. Order: failure mode, endpoint and timeout, hook input, event name, prompt, token file,
-// request, then the classifier's. Stdin is capped at 1 MiB and a deadline; parser messages (which quote
-// the input) are never repeated; the caller writes one JSON object and nothing to stderr.
+// request, then the classifier's. A prompt with nothing to screen (empty or Unicode whitespace
+// alone, the service's own rule) is not sent: the service would refuse it (400), and that refusal
+// is no screening failure; the host gets its own nothing-to-screen answer instead. Stdin is capped
+// at 1 MiB and a deadline; parser messages (which quote the input) are never repeated; the caller
+// writes one JSON object and nothing to stderr.
+import { isBlankText } from "../../core/codepoints.js";
 import { readUntilSettled } from "../../core/read-until-settled.js";
 import { unscreenedForHost, type HostClassification } from "../classify.js";
 import { failureModeOf, readAdapterEnv, type AdapterEnv } from "./config.js";
@@ -56,8 +60,14 @@ interface HookInvocation {
   readonly adapterName: string;
 }
 
+/** decideHook's value for a prompt with nothing to screen: no request was made. */
+export const NOTHING_TO_SCREEN = Object.freeze({ nothingToScreen: true } as const);
+
+/** What one hook invocation comes to: a screen's result, or NOTHING_TO_SCREEN. */
+export type HookDecision = ScreenResult | typeof NOTHING_TO_SCREEN;
+
 /** Decides one hook invocation (configuration, hook input, then the screen itself). */
-export async function decideHook({ read, env, event, adapterName }: HookInvocation): Promise<ScreenResult> {
+export async function decideHook({ read, env, event, adapterName }: HookInvocation): Promise<HookDecision> {
   const config = readAdapterEnv(env);
   const screen = screenerFor(config, adapterName);
   // A configuration problem is reported before the hook input is read (an invalid failure mode
@@ -68,14 +78,17 @@ export async function decideHook({ read, env, event, adapterName }: HookInvocati
   if (!parsed.ok) return unscreened(parsed.reason);
   if (parsed.value["hook_event_name"] !== event) return unscreened("unexpected hook event");
   const prompt = parsed.value["prompt"];
-  return typeof prompt === "string" ? screen(prompt) : unscreened("prompt was not a string");
+  if (typeof prompt !== "string") return unscreened("prompt was not a string");
+  return isBlankText(prompt) ? NOTHING_TO_SCREEN : screen(prompt);
 }
 
-/** A command hook: its event, how it names itself in notices, and its host's renderer. */
+/** A command hook: its event, how it names itself in notices, its host's renderer and its nothing-to-screen answer. */
 export interface CommandHookOptions {
   readonly event: string;
   readonly adapterName: string;
   readonly render: HookRenderer;
+  /** The answer for a prompt with nothing to screen (empty or whitespace only), written as it is. */
+  readonly nothingToScreen: HookAnswer;
   readonly stdin?: NodeJS.ReadableStream & {
     /** Called once the input is read, so an open pipe cannot keep the process alive. */
     destroy?: () => unknown;
@@ -97,8 +110,8 @@ export async function runCommandHook(options: CommandHookOptions): Promise<void>
     const read = await readBoundedInput(stdin);
     // Nothing more is read; a host still writing past the cap must not keep this process alive.
     if (typeof stdin.destroy === "function") stdin.destroy();
-    const { outcome, notices } = await decideHook({ read, env, event: options.event, adapterName: options.adapterName });
-    answer = options.render(outcome, notices);
+    const decision = await decideHook({ read, env, event: options.event, adapterName: options.adapterName });
+    answer = "nothingToScreen" in decision ? options.nothingToScreen : options.render(decision.outcome, decision.notices);
   } catch (error) {
     const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "Error";
     answer = options.render(unscreenedForHost(name, { failureMode: failureModeOf(readAdapterEnv(env)) }), []);

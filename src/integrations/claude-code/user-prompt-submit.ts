@@ -3,7 +3,7 @@
 // when loaded: scripts/build-integrations.ts bundles it into
 // integrations/claude-code/hooks/user-prompt-submit.mjs, which runs with `node` alone.
 import { runCommandHook } from "../adapter/command-hook.js";
-import { renderClaudeCode } from "./output.js";
+import { CLAUDE_CODE_NOTHING_TO_SCREEN, renderClaudeCode } from "./output.js";
 
-await runCommandHook({ event: "UserPromptSubmit", adapterName: "this hook", render: renderClaudeCode });
+await runCommandHook({ event: "UserPromptSubmit", adapterName: "this hook", render: renderClaudeCode, nothingToScreen: CLAUDE_CODE_NOTHING_TO_SCREEN });
 process.exitCode = 0;

@@ -3,7 +3,7 @@
 // nothing on stderr, exit 0. Runs when loaded: scripts/build-integrations.ts bundles it into
 // integrations/gemini-cli/hooks/before-agent.mjs, which runs with `node` alone.
 import { runCommandHook } from "../adapter/command-hook.js";
-import { renderGeminiCli } from "./output.js";
+import { GEMINI_CLI_NOTHING_TO_SCREEN, renderGeminiCli } from "./output.js";
 
-await runCommandHook({ event: "BeforeAgent", adapterName: "this hook", render: renderGeminiCli });
+await runCommandHook({ event: "BeforeAgent", adapterName: "this hook", render: renderGeminiCli, nothingToScreen: GEMINI_CLI_NOTHING_TO_SCREEN });
 process.exitCode = 0;

@@ -2,7 +2,10 @@
 // (never `event.messages`), answers `{outcome:"block", ...}` for an unsafe verdict and, under
 // LITTLE_CANARY_FAILURE_MODE=deny, for a prompt that could not be screened; otherwise
 // `{outcome:"pass"}` with one logger warning (never error messages or prompt text) for anything
-// short of a clean pass. `serviceUrl` must be a loopback origin, as for every adapter.
+// short of a clean pass; a flagged verdict whose canary did not run is named as flagged. A prompt
+// with nothing to screen (empty, missing, or Unicode whitespace alone, which the service would
+// refuse) passes without a request. `serviceUrl` must be a loopback origin, as for every adapter.
+import { isBlankText } from "../../core/codepoints.js";
 import type { HostClassification } from "../classify.js";
 import { adapterConfig, parseServiceOrigin, type AdapterEnv, type TimeoutLimits } from "../adapter/config.js";
 import { isConfigProblem, screenerFor, unscreenedFor } from "../adapter/screener.js";
@@ -32,6 +35,13 @@ export const BLOCK_UNSCREENED: OpenClawResult = Object.freeze({
   message: "Little Canary blocked this run because screening did not complete and the fail-closed policy applies.",
 });
 
+/** The run is refused: the service flagged the prompt, and under the `deny` failure mode its incomplete coverage refuses it. */
+export const BLOCK_FLAGGED_UNSCREENED: OpenClawResult = Object.freeze({
+  outcome: "block",
+  reason: "Little Canary flagged this prompt; screening did not complete.",
+  message: "Little Canary blocked this run: it flagged the prompt, and the fail-closed policy applies because screening did not complete.",
+});
+
 const PREFIX = `[${PLUGIN_ID}] `;
 const UNREADABLE = new Set<string | null>(["ValueError", "JSONDecodeError", "verdict omitted required coverage fields"]);
 
@@ -45,6 +55,7 @@ function warning(outcome: HostClassification): string | null {
     case "warn":
       return "screening flagged this prompt; allowing run";
     case "unscreened":
+      if (outcome.flagged) return `screening flagged this prompt; ${outcome.reason}; ${tail}`;
       if (outcome.cause === "incomplete") return `screening coverage is degraded; ${tail}`;
       if (isConfigProblem(outcome.reason)) return `${outcome.reason}; ${tail}`;
       if (UNREADABLE.has(outcome.reason)) return `screening service returned an unreadable verdict; ${tail}`;
@@ -86,12 +97,13 @@ export function createBeforeAgentRunHandler(options: OpenClawHandlerOptions = {}
   return async function beforeAgentRun(event: unknown): Promise<OpenClawResult> {
     const prompt = (event as { prompt?: unknown } | null | undefined)?.prompt;
     // No prompt is nothing to screen; a prompt of another shape cannot be screened, so it is unscreened.
-    if (prompt === undefined || prompt === null || prompt === "") return PASS;
+    if (prompt === undefined || prompt === null || (typeof prompt === "string" && isBlankText(prompt))) return PASS;
     const { outcome, notices } = typeof prompt === "string" ? await screen(prompt) : unscreened("prompt was not a string");
     const message = warning(outcome);
     if (message !== null) warn(message);
     for (const notice of notices) warn(notice);
     if (outcome.decision === "deny") return BLOCK_UNSAFE;
-    return outcome.block ? BLOCK_UNSCREENED : PASS;
+    if (!outcome.block) return PASS;
+    return outcome.flagged ? BLOCK_FLAGGED_UNSCREENED : BLOCK_UNSCREENED;
   };
 }

@@ -2,7 +2,10 @@
 // never changes it: anything short of a clean pass is a warning (TUI toast and stderr), which
 // under LITTLE_CANARY_FAILURE_MODE=deny says the policy could not be applied. `tool.execute.after`
 // replaces the tool's text by a withheld notice on `deny`, and on `unscreened` under `deny`,
-// before the model reads it (resource URIs and images are kept). Messages never hold the text.
+// before the model reads it (resource URIs and images are kept). A flagged verdict whose canary did
+// not run is named as flagged. Text with nothing to screen (empty or Unicode whitespace alone,
+// which the service would refuse) is not sent. Messages never hold the text.
+import { isBlankText } from "../../core/codepoints.js";
 import { isPlainObject } from "../../core/guards.js";
 import type { HostClassification } from "../classify.js";
 import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/screener.js";
@@ -40,7 +43,7 @@ function warning(outcome: HostClassification, words: typeof PROMPT): string | nu
       return `${words.flagged}; OpenCode continued.`;
   }
   if (words === TOOL && outcome.block)
-    return "Tool result withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).";
+    return `${outcome.flagged ? "Tool result flagged and withheld" : "Tool result withheld"} before OpenCode sent it to the model because screening did not complete (fail-closed policy).`;
   const base =
     outcome.cause === "incomplete"
       ? outcome.flagged
@@ -135,13 +138,13 @@ export function createOpenCodeHooks(options: OpenCodeHookOptions = {}): OpenCode
   return {
     "chat.message": async (_input, output) => {
       const text = promptText(isPlainObject(output) ? output["parts"] : undefined);
-      if (text === "") return;
+      if (isBlankText(text)) return;
       const { outcome, notices } = await screen(text);
       await report(warning(outcome, PROMPT), notices);
     },
     "tool.execute.after": async (_input, output) => {
       const text = toolText(output);
-      if (text === "") return;
+      if (isBlankText(text)) return;
       const { outcome, notices } = await screen(text);
       if (outcome.block && isPlainObject(output)) withhold(output, outcome.decision === "deny" ? WITHHELD_REJECTED : WITHHELD_UNSCREENED);
       await report(warning(outcome, TOOL), notices);

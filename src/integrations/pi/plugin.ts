@@ -1,8 +1,13 @@
 // Pi `input` handler, built on the shared classifier: `{action:"handled"}` (Pi does not start the
 // turn) for an unsafe verdict and, under LITTLE_CANARY_FAILURE_MODE=deny, for input that could not
 // be screened; otherwise `{action:"continue"}`, with a notification (`ctx.ui.notify`, else stderr,
-// never the input text) for anything short of a clean pass. Configuration is read once.
+// never the input text) for anything short of a clean pass. A flagged verdict whose canary did not
+// run is named as flagged, then as incomplete. Input with nothing to screen (empty, missing, or
+// Unicode whitespace alone, which the service would refuse) continues silently without a request.
+// Configuration is read once.
+import { isBlankText } from "../../core/codepoints.js";
 import type { HostClassification } from "../classify.js";
+import { detectionLead } from "../adapter/detection-lead.js";
 import { createHookPluginScreener, isConfigProblem, type HookPluginOptions } from "../adapter/screener.js";
 
 /** What a Pi input handler returns. */
@@ -27,11 +32,12 @@ function notification(outcome: HostClassification): [string, PiLevel] | null {
       return ["Little Canary flagged this input; Pi continued.", "warning"];
     case "unscreened": {
       const what =
-        outcome.cause === "incomplete"
+        detectionLead(outcome, "input") ??
+        (outcome.cause === "incomplete"
           ? "Little Canary coverage is incomplete"
           : isConfigProblem(outcome.reason)
             ? `Little Canary screening unavailable: ${outcome.reason}`
-            : "Little Canary screening unavailable";
+            : "Little Canary screening unavailable");
       return outcome.block ? [`${what}; Pi stopped this input under the fail-closed policy.`, "error"] : [`${what}; Pi continued.`, "warning"];
     }
   }
@@ -65,7 +71,7 @@ export function createInputHandler(options: PiHandlerOptions = {}): PiInputHandl
   return async function onInput(event: unknown, ctx: unknown): Promise<PiAction> {
     const text = (event as { text?: unknown } | null | undefined)?.text;
     // No text is nothing to screen; text of another shape cannot be screened, so it is unscreened.
-    if (text === undefined || text === null || text === "") return CONTINUE;
+    if (text === undefined || text === null || (typeof text === "string" && isBlankText(text))) return CONTINUE;
     const context = ctx as PiContext | undefined;
     const { outcome, notices } = typeof text === "string" ? await screen(text) : unscreened("prompt was not a string");
     const note = notification(outcome);

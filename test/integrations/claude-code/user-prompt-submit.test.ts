@@ -1,13 +1,16 @@
 // The Claude Code UserPromptSubmit hook as Claude Code runs it: `node` on the script, hook input
 // on stdin, against a real little-canary service on 127.0.0.1 port 0 (Ollama stand-in), with the
 // host-facing stdout compared byte for byte with the hook output Claude Code expects.
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BENIGN_PROMPT, serviceFor, startScreeningService, type CaseName, type ScreeningService } from "../../support/integrations/service.js";
+import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, startScreeningService, type CaseName, type ScreeningService } from "../../support/integrations/service.js";
 import { answering, startRawService, type RawService } from "../../support/integrations/raw-service.js";
 import { hookInput, runHook } from "../../support/integrations/run-hook.js";
+import { ADVISORY_NOTICE, startStructuralOnlyService } from "../structural-only-service.js";
+import { REASON_MISSING_FIELDS, REASON_NOT_EXERCISED } from "../../../src/integrations/classify.js";
+import { UNAUTHORIZED } from "../../../src/integrations/adapter/client.js";
 
 const SCRIPT = resolve(import.meta.dirname, "../../../integrations/claude-code/hooks/user-prompt-submit.mjs");
 const EVENT = "UserPromptSubmit";
@@ -81,6 +84,62 @@ describe("coverage that did not run is never a pass", () => {
     const deny = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { ...env, LITTLE_CANARY_FAILURE_MODE: "Deny " });
     expect(allow.stdout).toBe(line(failOpen("behavioral coverage was not exercised")));
     expect(deny.stdout).toBe(line(failClosed("behavioral coverage was not exercised")));
+  });
+});
+
+describe("a service without a canary (structural layer only)", () => {
+  const flaggedLead = "Little Canary flagged this prompt; behavioral coverage was not exercised.";
+
+  it.each(["fail_open", "fail_closed"] as const)(
+    "a structural flag (service %s) is reported as a flag with its unexercised coverage, never as screening unavailable",
+    async (onDegraded) => {
+      const service = await track(await startStructuralOnlyService({ onDegraded }));
+      const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint };
+      const allow = await runHook(SCRIPT, hookInput(EVENT, UNSAFE_PROMPT), env);
+      const deny = await runHook(SCRIPT, hookInput(EVENT, UNSAFE_PROMPT), { ...env, LITTLE_CANARY_FAILURE_MODE: "deny" });
+      expect(allow.stdout).toBe(line({ systemMessage: `${flaggedLead} Claude Code continued because Little Canary is fail-open. ${ADVISORY_NOTICE}` }));
+      expect(deny.stdout).toBe(
+        line({ decision: "block", reason: `${flaggedLead} Prompt blocked by configured fail-closed policy.`, systemMessage: ADVISORY_NOTICE }),
+      );
+      expect(`${allow.stdout}${deny.stdout}`).not.toContain("screening unavailable");
+    },
+  );
+
+  it("a structural block is a rejection in both failure modes", async () => {
+    const service = await track(await startStructuralOnlyService({ mode: "block" }));
+    for (const mode of ["allow", "deny"]) {
+      const run = await runHook(SCRIPT, hookInput(EVENT, UNSAFE_PROMPT), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: mode });
+      expect(run.stdout).toBe(line(REJECTED));
+    }
+  });
+
+  it("a structurally clean prompt is still not passed silently: its canary did not run", async () => {
+    const service = await track(await startStructuralOnlyService({ mode: "block" }));
+    const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint };
+    const allow = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), env);
+    const deny = await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), { ...env, LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(allow.stdout).toBe(line(failOpen("behavioral coverage was not exercised")));
+    expect(deny.stdout).toBe(line(failClosed("behavioral coverage was not exercised")));
+  });
+});
+
+describe("a prompt with nothing to screen", () => {
+  it.each([
+    ["empty", ""],
+    ["whitespace only", " \n\t\u00a0\u3000 "],
+  ])("an %s prompt passes as {} without a request, under deny too", async (_label, prompt) => {
+    const service = await track(await startRawService(answering("{}")));
+    const run = await runHook(SCRIPT, hookInput(EVENT, prompt), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(run.stdout).toBe(line({}));
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it("a prompt of invisible format characters is not blank: it is screened", async () => {
+    const service = await track(await startScreeningService());
+    const run = await runHook(SCRIPT, hookInput(EVENT, "\u200b\u200b"), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint });
+    expect(run.stdout).toBe(line(REJECTED));
   });
 });
 
@@ -191,6 +250,11 @@ describe("configuration and hook input", () => {
     expect(run.stdout).toBe(line(failOpen(reason)));
   });
 
+  it("hook input that is not UTF-8 is reported without being parsed", async () => {
+    const run = await runHook(SCRIPT, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(run.stdout).toBe(line(failClosed("hook input was not valid UTF-8")));
+  });
+
   it("hook input over 1 MiB is refused without being parsed", async () => {
     const run = await runHook(SCRIPT, hookInput(EVENT, "a".repeat(1_048_576)), { LITTLE_CANARY_FAILURE_MODE: "deny" });
     expect(run.stdout).toBe(line(failClosed("hook input exceeded 1048576 bytes")));
@@ -219,6 +283,43 @@ describe("timeout honesty", () => {
           "Little Canary service's canary timeout (600s) exceeds this hook's 3000 ms deadline; slow screens will end as unavailable. Start it with --timeout 2 (or less).",
       }),
     );
+  });
+});
+
+describe("the README", () => {
+  // Every fixed reason the hook can put in <R>: the service's and the verdict's (client.ts,
+  // classify.ts), the prompt's and the hook input's (command-hook.ts, client.ts).
+  const FIXED_REASONS = [
+    "URLError",
+    "HTTPError",
+    "TimeoutError",
+    "ValueError",
+    "JSONDecodeError",
+    UNAUTHORIZED.missing,
+    UNAUTHORIZED.refused,
+    REASON_MISSING_FIELDS,
+    REASON_NOT_EXERCISED,
+    "prompt was not a string",
+    "prompt exceeded the service's 65536-byte request limit",
+    "hook input did not arrive in time",
+    "hook input could not be read",
+    "hook input exceeded 1048576 bytes",
+    "hook input was not valid UTF-8",
+    "hook input was not valid JSON",
+    "hook input was not a JSON object",
+    "unexpected hook event",
+  ];
+
+  it("lists exactly the fixed reasons the hook emits, and each literal one is in the bundle", () => {
+    const readme = readFileSync(resolve(import.meta.dirname, "../../../integrations/claude-code/README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("`<R>` is one of these fixed reasons"), readme.indexOf("Neither the prompt"));
+    const listed = [...section.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string);
+    // The list also names <R> itself, the configuration template and an example class name.
+    const templates = ["<R>", "invalid adapter configuration (...)", "invalid adapter configuration (LITTLE_CANARY_TOKEN_FILE: <rule>)", "TypeError"];
+    expect(listed.filter((item) => !templates.includes(item))).toEqual(FIXED_REASONS);
+    expect(listed).toEqual(expect.arrayContaining(templates));
+    const bundle = readFileSync(SCRIPT, "utf8");
+    for (const reason of FIXED_REASONS.filter((r) => !/\d|LITTLE_CANARY/.test(r))) expect(bundle, reason).toContain(`"${reason}"`);
   });
 });
 

@@ -5,8 +5,10 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BENIGN_PROMPT, serviceFor, startScreeningService, type CaseName } from "../../support/integrations/service.js";
+import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, startScreeningService, type CaseName } from "../../support/integrations/service.js";
+import { answering, startRawService } from "../../support/integrations/raw-service.js";
 import { hookInput, runHook } from "../../support/integrations/run-hook.js";
+import { ADVISORY_NOTICE, startStructuralOnlyService } from "../structural-only-service.js";
 
 const SCRIPT = resolve(import.meta.dirname, "../../../integrations/gemini-cli/hooks/before-agent.mjs");
 const EVENT = "BeforeAgent";
@@ -56,6 +58,54 @@ describe("the four acceptance cases in both failure modes", () => {
     expect(run.stdout).toBe(line(expected));
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
+  });
+});
+
+describe("a service without a canary (structural layer only)", () => {
+  const flaggedLead = "Little Canary flagged this prompt; behavioral coverage was not exercised.";
+
+  it.each(["fail_open", "fail_closed"] as const)(
+    "a structural flag (service %s) is reported as a flag with its unexercised coverage, never as screening unavailable",
+    async (onDegraded) => {
+      const service = await startStructuralOnlyService({ onDegraded });
+      open.push(service);
+      const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint };
+      const allow = await runHook(SCRIPT, hookInput(EVENT, UNSAFE_PROMPT), env);
+      const deny = await runHook(SCRIPT, hookInput(EVENT, UNSAFE_PROMPT), { ...env, LITTLE_CANARY_FAILURE_MODE: "deny" });
+      expect(allow.stdout).toBe(
+        line({
+          decision: "allow",
+          reason: `${flaggedLead} Prompt allowed by configured fail-open policy.`,
+          systemMessage: `${flaggedLead} Gemini CLI continued because Little Canary is fail-open. ${ADVISORY_NOTICE}`,
+        }),
+      );
+      expect(deny.stdout).toBe(
+        line({ decision: "deny", reason: `${flaggedLead} Prompt denied by configured fail-closed policy.`, systemMessage: ADVISORY_NOTICE }),
+      );
+      expect(`${allow.stdout}${deny.stdout}`).not.toContain("screening unavailable");
+    },
+  );
+
+  it("a structural block is a rejection, and a structurally clean prompt is still not reported clean", async () => {
+    const service = await startStructuralOnlyService({ mode: "block" });
+    open.push(service);
+    const env = { LITTLE_CANARY_ENDPOINT: service.checkEndpoint };
+    expect((await runHook(SCRIPT, hookInput(EVENT, UNSAFE_PROMPT), env)).stdout).toBe(line(REJECTED));
+    expect((await runHook(SCRIPT, hookInput(EVENT, BENIGN_PROMPT), env)).stdout).toBe(line(failOpen("behavioral coverage was not exercised")));
+  });
+});
+
+describe("a prompt with nothing to screen", () => {
+  it.each([
+    ["empty", ""],
+    ["whitespace only", " \n\t\u00a0\u3000 "],
+  ])("an %s prompt is allowed with a reason that says so, without a request, under deny too", async (_label, prompt) => {
+    const service = await startRawService(answering("{}"));
+    open.push(service);
+    const run = await runHook(SCRIPT, hookInput(EVENT, prompt), { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(run.stdout).toBe(line({ decision: "allow", reason: "Little Canary had nothing to screen: the prompt was empty or whitespace only." }));
+    expect(run.stderr).toBe("");
+    expect(service.requests).toHaveLength(0);
   });
 });
 

@@ -2,10 +2,11 @@
 // (Ollama stand-in): the value returned to OpenClaw and the logger warnings, for the four
 // acceptance cases in both failure modes.
 import { afterEach, describe, expect, it } from "vitest";
-import { BLOCK_UNSAFE, BLOCK_UNSCREENED, createBeforeAgentRunHandler } from "../../../src/integrations/openclaw/plugin.js";
+import { BLOCK_FLAGGED_UNSCREENED, BLOCK_UNSAFE, BLOCK_UNSCREENED, createBeforeAgentRunHandler } from "../../../src/integrations/openclaw/plugin.js";
 import { openClawBundle } from "../../support/integrations/bundles.js";
 import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, startScreeningService, type CaseName } from "../../support/integrations/service.js";
 import { answering, startRawService } from "../../support/integrations/raw-service.js";
+import { ADVISORY_NOTICE, startStructuralOnlyService } from "../structural-only-service.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -47,12 +48,46 @@ describe("the four acceptance cases in both failure modes", () => {
   });
 });
 
+describe("a service without a canary (structural layer only)", () => {
+  it("a structural flag is named as a flag with its unexercised coverage: passed under allow, blocked as flagged under deny", async () => {
+    const service = await startStructuralOnlyService();
+    open.push(service);
+    const allow = handlerFor(service.origin);
+    const deny = handlerFor(service.origin, { LITTLE_CANARY_FAILURE_MODE: "deny" });
+    expect(await allow.handler({ prompt: UNSAFE_PROMPT })).toEqual({ outcome: "pass" });
+    expect(allow.warnings).toEqual([`${P}screening flagged this prompt; behavioral coverage was not exercised; allowing run`, `${P}${ADVISORY_NOTICE}`]);
+    expect(await deny.handler({ prompt: UNSAFE_PROMPT })).toEqual(BLOCK_FLAGGED_UNSCREENED);
+    expect(deny.warnings).toEqual([
+      `${P}screening flagged this prompt; behavioral coverage was not exercised; blocking run (fail-closed policy)`,
+      `${P}${ADVISORY_NOTICE}`,
+    ]);
+  });
+
+  it("a structural block is the unsafe block; a structurally clean prompt still warns of degraded coverage", async () => {
+    const service = await startStructuralOnlyService({ mode: "block" });
+    open.push(service);
+    const h = handlerFor(service.origin);
+    expect(await h.handler({ prompt: UNSAFE_PROMPT })).toEqual(BLOCK_UNSAFE);
+    expect(await h.handler({ prompt: BENIGN_PROMPT })).toEqual({ outcome: "pass" });
+    expect(h.warnings).toEqual([`${P}screening coverage is degraded; allowing run`]);
+  });
+
+  it("the flagged block object is exactly the documented one", () => {
+    expect(BLOCK_FLAGGED_UNSCREENED).toEqual({
+      outcome: "block",
+      reason: "Little Canary flagged this prompt; screening did not complete.",
+      message: "Little Canary blocked this run: it flagged the prompt, and the fail-closed policy applies because screening did not complete.",
+    });
+  });
+});
+
 describe("what is screened and where it may go", () => {
-  it("screens event.prompt only; history is ignored and an empty prompt sends nothing", async () => {
+  it("screens event.prompt only; history is ignored and an empty or whitespace-only prompt sends nothing", async () => {
     const raw = await startRawService(answering("{}"));
     open.push(raw);
-    const h = handlerFor(raw.origin);
+    const h = handlerFor(raw.origin, { LITTLE_CANARY_FAILURE_MODE: "deny" });
     expect(await h.handler({ prompt: "", messages: [{ role: "user", content: UNSAFE_PROMPT }] })).toEqual({ outcome: "pass" });
+    expect(await h.handler({ prompt: " \n\t\u3000" })).toEqual({ outcome: "pass" });
     expect(await h.handler({ messages: [{ role: "user", content: UNSAFE_PROMPT }] })).toEqual({ outcome: "pass" });
     expect(raw.requests).toHaveLength(0);
   });

@@ -4,8 +4,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenCodeHooks, WITHHELD_REJECTED, WITHHELD_UNSCREENED, CANNOT_BLOCK } from "../../../src/integrations/opencode/plugin.js";
 import { openCodeBundle } from "../../support/integrations/bundles.js";
-import { BENIGN_PROMPT, serviceFor, type CaseName } from "../../support/integrations/service.js";
+import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, type CaseName } from "../../support/integrations/service.js";
 import { answering, startRawService } from "../../support/integrations/raw-service.js";
+import { ADVISORY_NOTICE, startStructuralOnlyService } from "../structural-only-service.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -85,7 +86,49 @@ describe("tool.execute.after: the four acceptance cases in both failure modes", 
   });
 });
 
+describe("a service without a canary (structural layer only)", () => {
+  it("a structural flag is named as a flag with its incomplete coverage, at the prompt and for a tool result", async () => {
+    const service = await startStructuralOnlyService();
+    open.push(service);
+    const allow = host({ LITTLE_CANARY_ENDPOINT: service.checkEndpoint });
+    await allow.hooks["chat.message"]({}, { parts: [{ type: "text", text: UNSAFE_PROMPT }] });
+    const kept = { output: UNSAFE_PROMPT };
+    await allow.hooks["tool.execute.after"]({}, kept);
+    expect(kept.output).toBe(UNSAFE_PROMPT);
+    expect(allow.warnings()).toEqual([
+      "Prompt flagged; screening coverage is incomplete; OpenCode continued.",
+      ADVISORY_NOTICE,
+      "Tool result flagged; screening coverage is incomplete; OpenCode continued.",
+    ]);
+  });
+
+  it("under deny a flagged tool result is withheld and named as flagged", async () => {
+    const service = await startStructuralOnlyService();
+    open.push(service);
+    const deny = host({ LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: "deny" });
+    const output = { output: UNSAFE_PROMPT };
+    await deny.hooks["tool.execute.after"]({}, output);
+    expect(output.output).toBe(WITHHELD_UNSCREENED);
+    expect(deny.warnings()).toEqual([
+      "Tool result flagged and withheld before OpenCode sent it to the model because screening did not complete (fail-closed policy).",
+      ADVISORY_NOTICE,
+    ]);
+  });
+});
+
 describe("what is screened", () => {
+  it("sends nothing for a message or tool output that is empty or whitespace only", async () => {
+    const raw = await startRawService(answering(CLEAN_VERDICT));
+    open.push(raw);
+    const h = host({ LITTLE_CANARY_ENDPOINT: raw.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: "deny" });
+    await h.hooks["chat.message"]({}, { parts: [{ type: "text", text: " \n\t\u3000" }] });
+    const output = { output: "\n\n", content: [{ type: "text", text: " " }] };
+    await h.hooks["tool.execute.after"]({}, output);
+    expect(output).toEqual({ output: "\n\n", content: [{ type: "text", text: " " }] });
+    expect(raw.requests).toHaveLength(0);
+    expect(h.warnings()).toEqual([]);
+  });
+
   it("sends only the non-synthetic, non-ignored text parts", async () => {
     const raw = await startRawService(answering(CLEAN_VERDICT));
     open.push(raw);

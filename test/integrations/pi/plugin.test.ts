@@ -4,8 +4,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createInputHandler } from "../../../src/integrations/pi/plugin.js";
 import { piBundle } from "../../support/integrations/bundles.js";
-import { BENIGN_PROMPT, serviceFor, type CaseName } from "../../support/integrations/service.js";
+import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, type CaseName } from "../../support/integrations/service.js";
 import { answering, startRawService } from "../../support/integrations/raw-service.js";
+import { ADVISORY_NOTICE, startStructuralOnlyService } from "../structural-only-service.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -41,13 +42,43 @@ describe("the four acceptance cases in both failure modes", () => {
   });
 });
 
+describe("a service without a canary (structural layer only)", () => {
+  it("a structural flag is named as a flag with its unexercised coverage: continued under allow, stopped under deny", async () => {
+    const service = await startStructuralOnlyService();
+    open.push(service);
+    const lead = "Little Canary flagged this input; behavioral coverage was not exercised";
+    for (const [mode, action, tail, level] of [
+      ["allow", "continue", "Pi continued.", "warning"],
+      ["deny", "handled", "Pi stopped this input under the fail-closed policy.", "error"],
+    ] as const) {
+      const handler = createInputHandler({ env: { LITTLE_CANARY_ENDPOINT: service.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: mode } });
+      const { ctx, notes } = uiContext();
+      expect(await handler({ text: UNSAFE_PROMPT }, ctx)).toEqual({ action });
+      expect(notes).toEqual([
+        [`${lead}; ${tail}`, level],
+        [ADVISORY_NOTICE, "warning"],
+      ]);
+    }
+  });
+
+  it("a structurally clean input is still reported as incomplete coverage", async () => {
+    const service = await startStructuralOnlyService({ mode: "block" });
+    open.push(service);
+    const handler = createInputHandler({ env: { LITTLE_CANARY_ENDPOINT: service.checkEndpoint } });
+    const { ctx, notes } = uiContext();
+    expect(await handler({ text: BENIGN_PROMPT }, ctx)).toEqual({ action: "continue" });
+    expect(notes).toEqual([["Little Canary coverage is incomplete; Pi continued.", "warning"]]);
+  });
+});
+
 describe("edges", () => {
-  it("empty or missing text continues without a request", async () => {
+  it("empty, whitespace-only or missing text continues without a request", async () => {
     const raw = await startRawService(answering("{}"));
     open.push(raw);
     const handler = createInputHandler({ env: { LITTLE_CANARY_ENDPOINT: raw.checkEndpoint, LITTLE_CANARY_FAILURE_MODE: "deny" } });
     const { ctx, notes } = uiContext();
     expect(await handler({ text: "" }, ctx)).toEqual({ action: "continue" });
+    expect(await handler({ text: " \n\t\u3000" }, ctx)).toEqual({ action: "continue" });
     expect(await handler({ images: [] }, ctx)).toEqual({ action: "continue" });
     expect(notes).toEqual([]);
     expect(raw.requests).toHaveLength(0);
