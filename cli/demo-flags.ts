@@ -2,7 +2,7 @@
 // combinations that make no sense are refused and the older names (--model, --endpoint) are
 // reconciled with the current ones.
 import { UsageError } from "../src/core/errors.js";
-import type { DemoOptions } from "../src/verbs/demo.js";
+import type { DemoArgumentError, DemoOptions } from "../src/verbs/demo.js";
 import { oneSetting } from "./flags.js";
 
 export interface DemoFlags {
@@ -40,4 +40,21 @@ export function demoSettingsFromFlags(flags: DemoFlags): Omit<DemoOptions, "io">
     ...(flags.timeout !== undefined ? { timeout: flags.timeout } : {}),
     ...(flags.json === true ? { json: true } : {}),
   };
+}
+
+/**
+ * The flag a refusal of `setting` is about, as the user typed it: an older name when only that
+ * one was given, so the message points at what is on their command line.
+ */
+export function demoFlagName(setting: DemoArgumentError["setting"], flags: DemoFlags): string {
+  switch (setting) {
+    case "endpoint":
+      return flags.ollamaUrl === undefined && flags.endpoint !== undefined ? "--endpoint" : "--ollama-url";
+    case "model":
+      return flags.canaryModel === undefined && flags.model !== undefined ? "--model" : "--canary-model";
+    case "backend":
+      return "--backend";
+    case "recordPath":
+      return "--record";
+  }
 }

@@ -15,7 +15,7 @@ import type { RunState } from "../run-state.js";
 
 /** Replays or runs the demo, prints its lines (or JSON) and returns the exit code. */
 export async function run(flags: DemoFlags, io: CliIo): Promise<number> {
-  const [{ demo, DemoArgumentError }, { demoSettingsFromFlags }, { verbIo }] = await Promise.all([
+  const [{ demo, DemoArgumentError }, { demoFlagName, demoSettingsFromFlags }, { verbIo }] = await Promise.all([
     import("../../src/verbs/demo.js"),
     import("../demo-flags.js"),
     import("../verb-io.js"),
@@ -27,7 +27,8 @@ export async function run(flags: DemoFlags, io: CliIo): Promise<number> {
     return exitCode;
   } catch (error) {
     if (!(error instanceof DemoArgumentError)) throw error;
-    await writeOut(io.stderr, `DEMO ERROR: ${error.message}\n`);
+    // The library calls the setting by its option name; the user typed a flag.
+    await writeOut(io.stderr, `DEMO ERROR: ${error.messageNaming(demoFlagName(error.setting, flags))}\n`);
     return DEMO_ERROR_EXIT[error.code];
   }
 }

@@ -4,7 +4,7 @@ import { resolveCanaryTimeout } from "../canary/timeout.js";
 import { runLive } from "./live.js";
 import { validateDemoBackend, validateDemoModel, validateLiveEndpoint } from "./live-endpoint.js";
 import { demoExitCode, type DemoOutcome, type RecordResult } from "./outcome.js";
-import { captureFromLive, replaceableByCapture, writeCapture } from "./record.js";
+import { captureFromLive, checkRecordPath, replaceableByCapture, writeCapture } from "./record.js";
 import { liveResultLines, replayLines } from "./render.js";
 import { runReplay } from "./replay.js";
 import { displayText } from "../core/display-text.js";
@@ -15,7 +15,7 @@ export interface DemoCommandOptions {
   readonly live: boolean;
   /** Replay only: the capture file to replay (absent: replay is unavailable). */
   readonly capturePath?: string;
-  /** Live only: where a verified run is written as a capture. */
+  /** Live only: where a verified run is written as a capture (checked before the run: checkRecordPath). */
   readonly recordPath?: string;
   /** Live only: backend name, model tag and endpoint, validated before any request. */
   readonly backend: string;
@@ -40,8 +40,9 @@ export interface DemoCommandOptions {
  * Run the demo: replay a capture, or run the live contrast (recorded to `recordPath` before the
  * result returns, so `exitCode` covers it). Returns the outcome, whether a model was called, the exit
  * code (0 verified, 1 a complete run that disagrees, 2 unavailable, incomplete, or no capture
- * written) and the human-readable result `lines` (no newlines). Throws `DemoArgumentError` for an invalid live argument,
- * before any request; the timeout is read only once the arguments are valid, and never by replay.
+ * written) and the human-readable result `lines` (no newlines). Throws `DemoArgumentError` for an invalid live argument
+ * (a record path that could not take the capture included), before any request; the timeout is read only once the
+ * arguments are valid, and never by replay.
  */
 export async function runDemoCommand(options: DemoCommandOptions) {
   if (!options.live) {
@@ -54,6 +55,8 @@ export async function runDemoCommand(options: DemoCommandOptions) {
   validateDemoBackend(options.backend);
   const endpoint = validateLiveEndpoint(options.endpoint);
   const model = validateDemoModel(options.model);
+  // Before the run, not after it: a path that can never take the capture would waste every model call.
+  if (options.recordPath !== undefined) await checkRecordPath(options.recordPath);
   const timeoutSeconds = resolveCanaryTimeout(options.timeoutSeconds, options.env);
   const outcome = await runLive({
     endpoint,

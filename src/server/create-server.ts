@@ -14,7 +14,7 @@ import { batchState } from "../screen/batch-state.js";
 import { screenBatch, serializeBatch } from "../screen/screen-batch.js";
 import { authorize, bearerToken, type BearerToken } from "./bearer-token.js";
 import { loggedCoverage, loggedMethod, loggedRoute, silentLog, type AccessLog, type AccessLogEntry, type ServerLog } from "./access-log.js";
-import { admitCaller, corsHeaders, normalizeAllowedOrigin, preflightHeaders } from "./caller-origin.js";
+import { admitCaller, corsHeaders, normalizeAllowedOrigin, originFormTarget, preflightHeaders } from "./caller-origin.js";
 import { checkHeaders, headFromRaw, isReply, parseCheckBody, parseRawHead, parseScreenBody, routeMethod, routeRequest, type RawHead } from "./check-request.js";
 import { ConnectionLimiter } from "./connection-limiter.js";
 import { REPLIES, sendReply, writeRawReply, type Reply } from "./json-reply.js";
@@ -442,7 +442,7 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
   if (!caller.admitted) return sendReply(res, caller.reply);
   for (const [name, value] of Object.entries(corsHeaders(caller.corsOrigin))) res.setHeader(name, value);
   if (caller.corsOrigin !== null && req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
-    const method = routeMethod(req.url ?? "");
+    const method = routeMethod(caller.target);
     if (method !== undefined) {
       const privateNetwork = req.headers["access-control-request-private-network"] === "true";
       res.writeHead(204, preflightHeaders(caller.corsOrigin, method, privateNetwork, control.token !== null && method === "POST")).end();
@@ -450,7 +450,8 @@ async function handle(control: ServiceControl, req: IncomingMessage, res: Server
     }
   }
   if (control.draining) return sendReply(res, REPLIES.shuttingDown);
-  const route = routeRequest(head);
+  // Routed by its origin-form path: an absolute-form target naming this service is that path.
+  const route = routeRequest({ ...head, target: caller.target });
   if (isReply(route)) return sendReply(res, route);
   // Before a body byte is read: a caller without the token gets no check, no batch, no slot. The
   // token guards the routes that take text; probes stay open (docs/serve.md).
@@ -473,7 +474,7 @@ function replyForClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer
   if (head === null) return REPLIES.badRequest;
   const caller = admitCaller(head, port, control.allowedOrigins);
   if (!caller.admitted) return caller.reply;
-  const route = routeRequest(head);
+  const route = routeRequest({ ...head, target: caller.target });
   if (isReply(route)) return route;
   if (route === "check" || route === "screen") {
     const refused = control.token === null ? null : authorize(control.token, head.authorization);
@@ -534,13 +535,15 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
       control.activeRequests++;
       const socket = req.socket;
       const startedAt = now();
+      // Read now, while the socket is open: an absolute-form target naming this service logs as its route.
+      const route = loggedRoute(originFormTarget(req.url ?? "", socket.localPort ?? -1) ?? undefined);
       connections.requestStarted(socket);
       res.once("close", () => {
         connections.responseDone(socket);
         // An answered (or abandoned) request: nothing from it but its known method and route.
         control.accessLog?.({
           method: loggedMethod(req.method),
-          route: loggedRoute(req.url),
+          route,
           status: res.headersSent ? res.statusCode : null,
           ...(control.verdicts.get(res) ?? {}),
           latency_ms: Math.round(Math.max(0, now() - startedAt) * 10) / 10,
@@ -581,7 +584,8 @@ export function createServer(pipeline: SecurityPipeline | null, options: ServeOp
     // A request already handed to the handler is logged when its response closes, not twice.
     if (control.accessLog !== null && !inProgress) {
       const head = parseRawHead(error.rawPacket);
-      control.accessLog({ method: loggedMethod(head?.method), route: loggedRoute(head?.target), status: reply.status, latency_ms: null });
+      const target = head === null ? null : originFormTarget(head.target, socket.localPort ?? -1);
+      control.accessLog({ method: loggedMethod(head?.method), route: loggedRoute(target ?? undefined), status: reply.status, latency_ms: null });
     }
     writeRawReply(socket, reply);
   });

@@ -1,6 +1,6 @@
 // `demo --live` against the loopback Ollama stand-in (docs/demo.md),
 // and `--record` producing a capture that replays to VERIFIED.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { refusedUrl } from "../support/free-port.js";
 import { runLocal, type LocalRun } from "../support/run-local.js";
+import { runDemoCommand } from "../../src/demo/command.js";
+import { DemoArgumentError } from "../../src/demo/live-endpoint.js";
 import { LIVE_NUM_CTX } from "../../src/demo/live.js";
 import { CONTRAST_CASES } from "../../src/demo/contrast.js";
 import { requiredCanaryContext } from "../../src/canary/context.js";
@@ -136,8 +138,17 @@ describe("live --record exit codes", () => {
   });
 
   it("a verified contrast whose capture cannot be written exits 2 and its JSON agrees, naming the file", async () => {
-    const stand = await contrastStandIn();
-    const file = path.join(mkdtempSync(path.join(tmpdir(), "lc-record-")), "missing-dir", "capture.json");
+    // The directory passes the check before the run and is gone by the time the capture is written.
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), "lc-record-")), "removed-dir");
+    mkdirSync(dir);
+    ollama = await startOllamaStandIn({
+      reply: (req) => {
+        rmSync(dir, { recursive: true, force: true });
+        return userContent(req.body).startsWith("What is") ? CLEAN : COMPROMISED;
+      },
+    });
+    const stand = ollama;
+    const file = path.join(dir, "capture.json");
     const { code, stdout, stderr } = await live(["--endpoint", stand.url, "--record", file, "--json"]);
     const doc = JSON.parse(stdout) as Record<string, unknown>;
     expect(doc["command_status"]).toBe("LIVE CONTRAST VERIFIED");
@@ -155,11 +166,61 @@ describe("live --record exit codes", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`DEMO ERROR: ${other} exists and is not a demo capture; it is never replaced (give --record a new path)`);
     expect(readFileSync(other, "utf8")).toBe('{"keep":"me"}\n');
+    // Refused before the run: no request was spent on a capture that could not be kept.
+    expect(refused.stdout).toBe("");
+    expect(stand.requests).toHaveLength(0);
     const capture = path.join(dir, "capture.json");
     expect((await live(["--endpoint", stand.url, "--record", capture])).code).toBe(0);
     const first = readFileSync(capture, "utf8");
     expect((await live(["--endpoint", stand.url, "--record", capture])).code).toBe(0);
     expect(JSON.parse(readFileSync(capture, "utf8"))["schema"]).toBe(JSON.parse(first)["schema"]);
+  });
+
+  it("a --record path that could never take the capture is refused before any request, naming --record", async () => {
+    const stand = await contrastStandIn();
+    const dir = mkdtempSync(path.join(tmpdir(), "lc-record-"));
+    const notADir = path.join(dir, "file.txt");
+    writeFileSync(notADir, "x");
+    const cases: Array<[string, string]> = [
+      [
+        path.join(dir, "missing-dir", "capture.json"),
+        `DEMO ERROR: --record: the directory of ${path.join(dir, "missing-dir", "capture.json")} does not exist\n`,
+      ],
+      [dir, `DEMO ERROR: --record: ${dir} is a directory; give --record a file path\n`],
+      [path.join(notADir, "capture.json"), `DEMO ERROR: --record: ${path.join(notADir, "capture.json")} is in a path whose parent is not a directory\n`],
+    ];
+    for (const [target, message] of cases) {
+      for (const json of [[], ["--json"]]) {
+        const { code, stdout, stderr } = await live(["--endpoint", stand.url, "--record", target, ...json]);
+        expect(code).toBe(2);
+        expect(stdout).toBe("");
+        expect(stderr).toBe(message);
+      }
+    }
+    expect(stand.requests).toHaveLength(0);
+  });
+
+  it("runDemoCommand refuses a record path before the disclosure, calling the setting recordPath", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "lc-record-"));
+    let disclosed = false;
+    const run = runDemoCommand({
+      live: true,
+      backend: "ollama",
+      model: "qwen2.5:1.5b",
+      endpoint: "http://127.0.0.1:9",
+      recordPath: dir,
+      env: {},
+      onDisclosure: async () => {
+        disclosed = true;
+      },
+    });
+    await expect(run).rejects.toBeInstanceOf(DemoArgumentError);
+    await expect(run).rejects.toMatchObject({
+      code: "demo_argument",
+      setting: "recordPath",
+      message: `recordPath: ${dir} is a directory; give recordPath a file path`,
+    });
+    expect(disclosed).toBe(false);
   });
 
   it("without --record the JSON exit_code is the process exit code", async () => {
@@ -250,7 +311,7 @@ describe("live argument checks", () => {
       const { code, stdout, stderr } = await live(["--endpoint", endpoint, "--json"]);
       expect(code).toBe(2);
       expect(stdout).toBe("");
-      expect(stderr).toMatch(/^DEMO ERROR: endpoint /);
+      expect(stderr).toMatch(/^DEMO ERROR: --endpoint /);
       expect(stderr).not.toContain("secret");
     });
   }
@@ -273,8 +334,19 @@ describe("live argument checks", () => {
     expect(both.stderr).toContain("--endpoint is the older name of --ollama-url: give one of them, not two different values");
   });
 
+  it("names the flag the user gave, never the library's option name", async () => {
+    for (const flag of ["--ollama-url", "--endpoint"]) {
+      const { code, stdout, stderr } = await live([flag, "ftp://127.0.0.1:11434/", "--json"]);
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toBe(`DEMO ERROR: ${flag} must be a valid loopback HTTP origin\n`);
+    }
+    expect((await live(["--ollama-url", "http://192.0.2.10:11434"])).stderr).toBe("DEMO ERROR: --ollama-url host must be loopback\n");
+    expect((await live(["--canary-model", "-bad"])).stderr).toBe("DEMO ERROR: --canary-model must be a valid bounded tag\n");
+  });
+
   it("refuses an invalid model tag, a non-Ollama backend and --timeout 0", async () => {
-    expect((await live(["--model", "-bad"])).stderr).toBe("DEMO ERROR: model must be a valid bounded tag\n");
+    expect((await live(["--model", "-bad"])).stderr).toBe("DEMO ERROR: --model must be a valid bounded tag\n");
     expect((await live(["--backend", "openai"])).stderr).toBe("DEMO ERROR: only the loopback Ollama backend is supported\n");
     expect((await live(["--timeout", "0"])).code).toBe(2);
   });

@@ -95,6 +95,23 @@ describe("serve --access-log", () => {
     expect(run.stderr.text).not.toContain(MARKER);
   });
 
+  it("logs an absolute-form target naming the service as its route, and one naming another server as other", async () => {
+    const entries: AccessLogEntry[] = [];
+    const service = await startService(null, { accessLog: (entry) => entries.push(entry) });
+    try {
+      const port = service.port;
+      const get = (target: string) => rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+      expect((await get(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      expect((await get(`http://evil.example/path-${MARKER}`)).status).toBe(400);
+      await expect.poll(() => entries.length).toBe(2);
+      expect(entries[0]).toMatchObject({ method: "GET", route: "/health", status: 200 });
+      expect(entries[1]).toMatchObject({ method: "GET", route: "other", status: 400 });
+      expect(JSON.stringify(entries)).not.toContain(MARKER);
+    } finally {
+      await service.close();
+    }
+  });
+
   it("a malformed request pipelined after a check does not take that check's answer: it is sent and logged, then the connection closes", async () => {
     ollama = await startOllamaStandIn({ reply: "Paris is the capital of France." });
     // The check waits on the canary, so the bad bytes behind it are parsed while it is answered.

@@ -3,7 +3,7 @@
 // Requests are written on raw sockets (node:net) so Host and Origin are exactly what is sent.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { normalizeAllowedOrigin } from "../../src/server/caller-origin.js";
+import { normalizeAllowedOrigin, originFormTarget } from "../../src/server/caller-origin.js";
 import { createServer } from "../../src/server/create-server.js";
 import { pipelineFor, rawRequest, startService, type RunningService } from "../support/server-harness.js";
 import { runLocal } from "../support/run-local.js";
@@ -22,13 +22,13 @@ afterEach(async () => {
 
 const BODY = JSON.stringify({ text: "What is the capital of France?" });
 
-function healthRequest(headers: string[]): string {
-  return ["GET /health HTTP/1.1", ...headers, "Connection: close", "", ""].join("\r\n");
+function healthRequest(headers: string[], target = "/health"): string {
+  return [`GET ${target} HTTP/1.1`, ...headers, "Connection: close", "", ""].join("\r\n");
 }
 
-function checkRequest(headers: string[], body = BODY): string {
+function checkRequest(headers: string[], body = BODY, target = "/check"): string {
   return [
-    "POST /check HTTP/1.1",
+    `POST ${target} HTTP/1.1`,
     ...headers,
     "Content-Type: application/json",
     `Content-Length: ${Buffer.byteLength(body)}`,
@@ -194,5 +194,70 @@ describe("foreign Origin is refused", () => {
     expect((await rawRequest(port, checkRequest([`Host: evil.example:${port}`]))).status).toBe(421);
     run.signal("SIGINT");
     expect(await run.done).toBe(0);
+  });
+});
+
+describe("absolute-form request targets (RFC 9112 §3.2.2)", () => {
+  it("a target naming this service by a loopback name and its port is answered as its path", async () => {
+    const port = service.port;
+    const host = `Host: 127.0.0.1:${port}`;
+    for (const authority of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+      const health = await rawRequest(port, healthRequest([host], `http://${authority}/health`));
+      expect(health.status).toBe(200);
+      expect(JSON.parse(health.body)).toMatchObject({ mode: "advisory", ready: true });
+    }
+    const ready = await rawRequest(port, healthRequest([host], `HTTP://localhost:${port}/ready`));
+    expect(ready.status).toBe(200);
+    const check = await rawRequest(port, checkRequest([host], BODY, `http://127.0.0.1:${port}/check`));
+    expect(check.status).toBe(200);
+    expect(JSON.parse(check.body)).toMatchObject({ safe: true, canary_status: "exercised" });
+    // The path is then routed as any other: a query or an unknown path is still 404.
+    expect((await rawRequest(port, healthRequest([host], `http://127.0.0.1:${port}/health?x=1`))).status).toBe(404);
+    expect((await rawRequest(port, healthRequest([host], `http://127.0.0.1:${port}`))).status).toBe(404);
+  });
+
+  it("a target naming any other server is refused with 400, never forwarded and never checked", async () => {
+    const port = service.port;
+    const host = `Host: 127.0.0.1:${port}`;
+    const others = [
+      "http://evil.example/health",
+      `http://evil.example:${port}/health`,
+      `http://127.0.0.1:${port + 1}/health`,
+      `http://127.0.0.2:${port}/health`,
+      "http://127.0.0.1/health",
+      `https://127.0.0.1:${port}/health`,
+      `http://user@127.0.0.1:${port}/health`,
+      `ftp://127.0.0.1:${port}/health`,
+      `${ollama.url}/api/tags`,
+    ];
+    for (const target of others) {
+      const answer = await rawRequest(port, healthRequest([host], target));
+      expectRefusal(answer, 400);
+      expect(JSON.parse(answer.body)).toEqual({ error: "request target names another server: this service is not a proxy" });
+      expectRefusal(await rawRequest(port, checkRequest([host], BODY, target.replace(/\/health$/, "/check"))), 400);
+    }
+    expect(ollama.chatRequests()).toHaveLength(0);
+  });
+
+  it("the Host and Origin rules still come first for an absolute-form target", async () => {
+    const port = service.port;
+    const own = `http://127.0.0.1:${port}/health`;
+    expectRefusal(await rawRequest(port, healthRequest([`Host: evil.example:${port}`], own)), 421);
+    expectRefusal(await rawRequest(port, healthRequest([], own)), 421);
+    expectRefusal(await rawRequest(port, healthRequest([`Host: 127.0.0.1:${port}`, "Origin: http://evil.example"], own)), 403);
+    expectRefusal(await rawRequest(port, healthRequest([`Host: evil.example`], "http://evil.example/health")), 421);
+  });
+
+  it("originFormTarget keeps origin-form targets and resolves only this service's own authority", () => {
+    expect(originFormTarget("/health", 8080)).toBe("/health");
+    expect(originFormTarget("*", 8080)).toBe("*");
+    expect(originFormTarget("http://localhost:8080/check", 8080)).toBe("/check");
+    expect(originFormTarget("http://[::1]:8080/ready?x", 8080)).toBe("/ready?x");
+    expect(originFormTarget("http://127.0.0.1:8080", 8080)).toBe("/");
+    // No port only on port 80, as for Host.
+    expect(originFormTarget("http://127.0.0.1/health", 80)).toBe("/health");
+    expect(originFormTarget("http://127.0.0.1/health", 8080)).toBeNull();
+    expect(originFormTarget("http://127.0.0.1:8080@evil.example/health", 8080)).toBeNull();
+    expect(originFormTarget("mailto:x@127.0.0.1", 8080)).toBeNull();
   });
 });
