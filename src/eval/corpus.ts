@@ -6,6 +6,7 @@ import { z } from "zod";
 import { errorCode, LittleCanaryError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { readStrictDocument } from "../core/strict-document.js";
+import { parseJsonBytes } from "../core/parse-line.js";
 import { truncateCodePoints } from "../core/codepoints.js";
 import { asciiJson } from "../core/display-text.js";
 import { isPlainObject } from "../core/guards.js";
@@ -15,6 +16,9 @@ export const MAX_CORPUS_BYTES = 64 * 1024 * 1024;
 /** Most cases in one run (all corpora together). */
 export const MAX_CASES = 100_000;
 const MAX_ID_CHARS = 200;
+/** The documented stealth levels: a case outside them is refused, never left out of the breakdown. */
+const MIN_STEALTH = 1;
+const MAX_STEALTH = 5;
 const MAX_LABEL_CHARS = 200;
 /** Ids listed in an error message; the rest are counted. */
 const MAX_IDS_IN_MESSAGE = 10;
@@ -53,7 +57,7 @@ const CaseSchema = z.object({
   expected_safe: z.boolean(),
   category: label.optional(),
   goal: z.string().max(2000).optional(),
-  stealth: z.number().int().optional(),
+  stealth: z.number().int().min(MIN_STEALTH).max(MAX_STEALTH).optional(),
   failure_mode: z.string().max(2000).optional(),
   adjudication: z.enum(["positive", "benign_control"]).optional(),
   source_case_id: provenanceValue.optional(),
@@ -67,8 +71,47 @@ function shownPath(path: string): string {
   return asciiJson(path).slice(1, -1);
 }
 
-/** The strict JSON value of a whole file (read bounded; see readStrictDocument) and its SHA-256, or a CorpusError naming `what`. */
-async function readDocument(path: string, what: string, options: LoadOptions): Promise<{ sha256: string; value: unknown }> {
+/** What a corpus file must hold, said when it holds something else. */
+const CORPUS_SHAPE = "a corpus must be one JSON document: an array of cases or an object with a 'cases' array";
+/** What an ids file must hold, likewise. */
+const IDS_SHAPE = "an IDs file must be one JSON document: a list of case ID strings";
+
+const NEWLINE = 0x0a;
+
+/** Whether a line holds only JSON whitespace (spaces, tabs, carriage returns). */
+function blank(line: Uint8Array): boolean {
+  return line.every((unit) => unit === 0x20 || unit === 0x09 || unit === 0x0d);
+}
+
+/**
+ * The 1-based line on which a second JSON value starts, when `bytes` look like JSON Lines: the
+ * first non-blank line is a whole JSON value by itself and another non-blank line
+ * follows. Null otherwise. Only whole lines are parsed, never echoed: the caller names the line.
+ */
+function jsonLinesSecondLine(bytes: Uint8Array): number | null {
+  let start = 0;
+  let line = 1;
+  let firstSeen = false;
+  // Bounded by the file (at most MAX_CORPUS_BYTES); only the first non-blank line is parsed.
+  while (start < bytes.length) {
+    const newline = bytes.indexOf(NEWLINE, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const text = bytes.subarray(start, end);
+    if (!blank(text)) {
+      if (firstSeen) return line;
+      const parsed = parseJsonBytes(text);
+      if (!parsed.ok) return null;
+      firstSeen = true;
+    }
+    if (newline === -1) break;
+    start = newline + 1;
+    line++;
+  }
+  return null;
+}
+
+/** The strict JSON value of a whole file (read bounded; see readStrictDocument) and its SHA-256, or a CorpusError naming `what` and saying what it must hold (`shape`). */
+async function readDocument(path: string, what: string, shape: string, options: LoadOptions): Promise<{ sha256: string; value: unknown }> {
   let bytes: Uint8Array;
   if (options.readFile === undefined) {
     // At most one byte past the limit is read, whatever the file is (/dev/zero, a pipe, a sparse
@@ -89,7 +132,18 @@ async function readDocument(path: string, what: string, options: LoadOptions): P
   const parsed = readStrictDocument(bytes);
   if (!parsed.ok) {
     if (parsed.code === "byte_order_mark") throw new CorpusError(`${what}: a byte order mark is not accepted; save the file as UTF-8 without BOM`);
-    throw new CorpusError(`${what}: ${parsed.code === "invalid_utf8" ? "not valid UTF-8" : parsed.message}`);
+    if (parsed.code === "invalid_utf8") throw new CorpusError(`${what}: not valid UTF-8`);
+    if (parsed.code === "malformed_json") {
+      // One case per line is the common mistake (the dev sets are JSON Lines): named, with the
+      // line where the second value starts, so the fix is plain. No text of the file is shown.
+      const second = jsonLinesSecondLine(bytes);
+      const jsonLines =
+        second === null
+          ? ""
+          : `; it looks like JSON Lines (a second JSON value starts on line ${second}), which eval does not read: put the values in one array (jq -s . turns JSON Lines into one)`;
+      throw new CorpusError(`${what}: ${parsed.message}; ${shape}${jsonLines}`);
+    }
+    throw new CorpusError(`${what}: ${parsed.message}`);
   }
   if (parsed.loneSurrogate) throw new CorpusError(`${what}: contains an escaped lone surrogate`);
   return { sha256: sha256Hex(bytes), value: parsed.value };
@@ -103,10 +157,24 @@ function listIds(ids: readonly string[]): string {
   return ids.length > MAX_IDS_IN_MESSAGE ? `${shown} and ${ids.length - MAX_IDS_IN_MESSAGE} more` : shown;
 }
 
+/**
+ * A stealth level outside 1–5 (or not a whole number) is refused like any other malformed field,
+ * naming the case by index and id (never its text), since a breakdown that quietly left the case
+ * out would report levels that no longer add up to the run.
+ */
+function stealthProblem(raw: unknown, where: string): string {
+  const record = isPlainObject(raw) ? raw : {};
+  const id = typeof record["id"] === "string" && record["id"].isWellFormed() ? ` (id ${asciiJson(truncateCodePoints(record["id"], 60))})` : "";
+  const value = record["stealth"];
+  const got = typeof value === "number" && Number.isFinite(value) ? `, not ${value}` : "";
+  return `${where}${id}: field 'stealth' must be a whole number from ${MIN_STEALTH} to ${MAX_STEALTH}${got}`;
+}
+
 function toCase(raw: unknown, corpusIndex: number, where: string) {
   const parsed = CaseSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    if (issue?.path.length === 1 && issue.path[0] === "stealth") throw new CorpusError(stealthProblem(raw, where));
     const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "case";
     throw new CorpusError(`${where}: field '${truncateCodePoints(field, 40)}' is invalid (${issue?.code ?? "invalid"})`);
   }
@@ -144,7 +212,7 @@ export async function loadCorpora(paths: readonly string[], options: LoadOptions
   const cases: EvalCase[] = [];
   for (const [corpusIndex, path] of paths.entries()) {
     const what = `corpus ${corpusIndex + 1} (${shownPath(path)})`;
-    const { sha256, value: document } = await readDocument(path, what, options);
+    const { sha256, value: document } = await readDocument(path, what, CORPUS_SHAPE, options);
     const list = Array.isArray(document) ? document : isPlainObject(document) && Array.isArray(document["cases"]) ? document["cases"] : null;
     if (list === null) throw new CorpusError(`${what}: must be a JSON array of cases or an object with a 'cases' array`);
     if (cases.length + list.length > MAX_CASES) throw new CorpusError(`corpora hold more than ${MAX_CASES} cases`);
@@ -181,7 +249,7 @@ function repeated(ids: readonly string[]): string[] {
 /** Reads an ids file: a JSON list of unique case-id strings. */
 export async function loadIdsFile(path: string, options: LoadOptions) {
   const what = `IDs file (${shownPath(path)})`;
-  const { sha256, value } = await readDocument(path, what, options);
+  const { sha256, value } = await readDocument(path, what, IDS_SHAPE, options);
   if (!Array.isArray(value) || value.length > MAX_CASES || !value.every((id) => typeof id === "string")) {
     throw new CorpusError(`IDs file must be a JSON list of case ID strings (--ids-file ${shownPath(path)})`);
   }

@@ -17,6 +17,7 @@ import type { SecurityPipelineOptions } from "../pipeline/options.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import type { EvalCase, LoadedCorpora } from "./corpus.js";
 import { EVAL_MODES, type EvalMode } from "./score.js";
+import type { EvalFs } from "./sink.js";
 import { DEFAULT_EVAL_TIMEOUT_SECONDS } from "./timeout-default.js";
 
 /** The schema name of the eval run record (JSONL). */
@@ -60,6 +61,13 @@ export interface EvalOptions extends Pick<SecurityPipelineOptions, "ollamaUrl" |
   readonly onProgress?: (done: number, total: number) => void;
   /** Called once the header is written, before the first case runs. */
   readonly onHeader?: (header: RunHeader) => void;
+  /**
+   * Receives each warning line (`warning: …`, with its newline): a canary that could not be reached or
+   * timed out, told once after the cases with the number it cost. Default: standard error.
+   */
+  readonly onWarning?: (line: string) => void;
+  /** The file operations of the run record and report (default Node's); fault tests wrap them. */
+  readonly fs?: EvalFs;
 }
 
 /** The options of a run, checked once, with their defaults. */
@@ -76,6 +84,10 @@ export function resolveOptions(options: EvalOptions) {
   const judge = options.judge ?? null;
   if (judge !== null) nonEmpty("--judge", judge);
   if (judge !== null && !canary) throw new UsageError("--judge requires a canary mode");
+  // Refused like --judge: without a canary there is no model to load, and a header saying a
+  // warm-up ran would describe a run that never happened.
+  const warmup = options.warmup === true;
+  if (warmup && !canary) throw new UsageError("--warmup requires a canary mode");
   const threshold = options.threshold ?? DEFAULT_EVAL_THRESHOLD;
   if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
     throw new UsageError("--threshold must be a number from 0 to 1");
@@ -96,7 +108,18 @@ export function resolveOptions(options: EvalOptions) {
   } else if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
   // Where the canary calls go: the Ollama URL or the OpenAI-compatible base URL.
   const backendUrl = provider === "openai" ? (options.baseUrl as string) : ollamaUrl;
-  return { mode, model: canary ? model : null, judge, threshold, timeoutSeconds: canary ? timeout : null, ollamaUrl, provider, backendUrl, pool } as const;
+  return {
+    mode,
+    model: canary ? model : null,
+    judge,
+    threshold,
+    timeoutSeconds: canary ? timeout : null,
+    warmup,
+    ollamaUrl,
+    provider,
+    backendUrl,
+    pool,
+  } as const;
 }
 
 /** The backend's self-reported version (`/api/version`), a short safe token, or null. */
@@ -140,7 +163,7 @@ export async function buildHeader(
     judge_digest: judgeDigest,
     threshold: r.threshold,
     timeout_s: r.timeoutSeconds,
-    warmup: options.warmup === true,
+    warmup: r.warmup,
     temperature: canary ? o.temperature : null,
     seed: canary ? o.seed : null,
     max_tokens: canary ? o.canaryMaxTokens : null,

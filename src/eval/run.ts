@@ -2,11 +2,14 @@
 // time (so contention does not skew latencies), each flushed as one JSONL line.
 import { resolve } from "node:path";
 import { LittleCanaryError } from "../core/errors.js";
-import { asciiJson } from "../core/display-text.js";
+import { asciiJson, escapeUnsafeChars } from "../core/display-text.js";
 import { orAbort } from "../core/or-abort.js";
 import { endpointOrigin } from "../canary/endpoint.js";
+import { printableModelName, unreachableFix } from "../canary/served-models.js";
 import type { OpenAIContextProof } from "../canary/openai-probe.js";
-import { confirmCanaryModel, modelCheckProblem } from "../pipeline/canary-warning.js";
+import { canaryOutageWarning, canaryTarget, confirmCanaryModel, modelCheckProblem } from "../pipeline/canary-warning.js";
+import { observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
+import { reasonBreakdown, ReasonTally } from "../pipeline/reason-tally.js";
 import { preflightCanary } from "../pipeline/canary-preflight.js";
 import type { HealthReport } from "../pipeline/health.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
@@ -16,7 +19,7 @@ import { buildHeader, resolveOptions, type EvalOptions, type ResolvedEval } from
 import { jsonlLine, resultLine } from "./records.js";
 import { renderReport } from "./report.js";
 import { scoreException, scoreVerdict, type CaseScore } from "./score.js";
-import { checkOutputPath, openFileSink, writeFileAtomically } from "./sink.js";
+import { checkOutputPath, nodeEvalFs, openFileSink, removeEarlierOutput, writeFileAtomically } from "./sink.js";
 import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
 
 const WARMUP_TEXT = "Hello.";
@@ -29,22 +32,35 @@ class BackendUnavailableError extends LittleCanaryError {
   }
 }
 
-/** The run was stopped (signal) after `written` cases, or before the first (null); the JSONL has no completion line. */
+/**
+ * The run was stopped (signal) after `written` cases, or before the first (null); the JSONL has no
+ * completion line, and no report was written (`report`: one was asked for; an earlier one is gone).
+ */
 class EvalInterruptedError extends LittleCanaryError {
   override readonly name = "EvalInterruptedError";
-  constructor(written: number | null, total: number) {
+  constructor(written: number | null, total: number, report: boolean) {
     super(
       "input_refused",
       written === null
         ? "interrupted before the first case; no output was written"
-        : `interrupted after ${written} of ${total} case${total === 1 ? "" : "s"}; the output has no completion line`,
+        : `interrupted after ${written} of ${total} case${total === 1 ? "" : "s"}; the output has no completion line${report ? " and no report was written" : ""}`,
     );
   }
 }
 
-function buildPipeline(r: ResolvedEval, options: EvalOptions): SecurityPipeline {
+/** "3 cases". */
+function caseCount(count: number): string {
+  return `${count} case${count === 1 ? "" : "s"}`;
+}
+
+function buildPipeline(r: ResolvedEval, options: EvalOptions, warn: (line: string) => void): SecurityPipeline {
   return new SecurityPipeline({
     mode: "block",
+    // The pipeline's own outage warning advises on routing (fail-open, --fail-closed), which eval
+    // never does: eval tells the outage itself after the cases (outageWarning), with a fix it accepts.
+    onWarning: (message, code) => {
+      if (code !== "canary_outage") warn(`warning: ${escapeUnsafeChars(message)}\n`);
+    },
     enableCanary: r.mode !== "structural-only",
     enableStructuralFilter: r.mode !== "model-only",
     // Run the canary even on structurally blocked cases, so pipeline mode measures both layers.
@@ -80,6 +96,32 @@ function unavailableMessage(r: ResolvedEval, health: HealthReport, why: string |
   return `${what} not available at ${origin}; nothing was run (is \`ollama serve\` running? ${pulls.join(", ")})`;
 }
 
+/**
+ * The one warning line for the cases whose canary call found the backend unreachable, timing out or
+ * without its model: the most common reason with its fix (a larger --timeout, the server started or
+ * --ollama-url / --base-url, the model pulled), every reason counted when there were several. Those
+ * cases are unscored, never routed, so nothing is said about fail-open or fail-closed routing.
+ */
+function outageWarning(pipeline: SecurityPipeline, pooled: boolean, outages: ReasonTally<CanaryOutageReason>, total: number): string | null {
+  const counts = outages.counts();
+  const first = counts[0];
+  if (first === undefined) return null;
+  const count = counts.reduce((sum, [, n]) => sum + n, 0);
+  const words = `${caseCount(count)} of ${total}${reasonBreakdown(counts)}, left unscored`;
+  const target = canaryTarget(pipeline);
+  // A pool's endpoints are fixed in --canary-endpoint (eval refuses --ollama-url beside it).
+  if (pooled && first[0] === "unavailable" && target.provider !== "embedded") {
+    const fix = unreachableFix(target.provider, null, true);
+    return `warning: canary pool at ${target.url} (model ${printableModelName(target.model)}) was not reachable for ${words}: unavailable; the canary did not screen them; ${fix}\n`;
+  }
+  return canaryOutageWarning(target, first[0], { count, words, mixed: counts.length > 1 });
+}
+
+/** The default warning sink: standard error (stdout may carry the caller's data). */
+function warnOnStderr(line: string): void {
+  process.stderr.write(`little-canary: ${line}`);
+}
+
 /** Runs an evaluation (refused before any case when a canary mode's backend is not ready) and returns its summary. */
 export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const r = resolveOptions(options);
@@ -93,10 +135,12 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const loaded = await loadCorpora(options.corpus, { cwd });
   const ids = options.idsFile ? await loadIdsFile(options.idsFile, { cwd }) : null;
   const cases = selectCases(loaded, ids);
-  const pipeline = buildPipeline(r, options);
+  const warn = options.onWarning ?? warnOnStderr;
+  const fs = options.fs ?? nodeEvalFs;
+  const pipeline = buildPipeline(r, options, warn);
 
   const signal = options.signal;
-  const beforeStart = <T>(work: Promise<T>): Promise<T> => orAbort(work, signal, () => new EvalInterruptedError(null, cases.length));
+  const beforeStart = <T>(work: Promise<T>): Promise<T> => orAbort(work, signal, () => new EvalInterruptedError(null, cases.length, false));
   let served: OpenAIContextProof | null = null;
   if (r.mode !== "structural-only") {
     // A canary model the server does not serve is named as such (pipeline/canary-warning.ts), not as an unready backend.
@@ -107,21 +151,30 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
     // a whole window, before the first case.
     served = await beforeStart(preflightCanary(pipeline));
   }
-  if (options.warmup === true) await beforeStart(pipeline.check(WARMUP_TEXT));
+  // The plan's flag, which the header records too: resolveOptions refuses a warm-up without a canary.
+  if (r.warmup) await beforeStart(pipeline.check(WARMUP_TEXT));
   const header = await beforeStart(buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock(), served));
 
-  const sink = await openFileSink("--output", output);
+  // The record is about to be truncated: an earlier run's report goes first, so that no report is
+  // ever left beside a record of another run, whether this run completes, is interrupted, fails
+  // on a full disk or is killed (removed before the truncation, so a failure here leaves both).
+  if (report !== null) await removeEarlierOutput("--report", report, fs);
+  const sink = await openFileSink("--output", output, fs);
   const finished: (EvalCase & ScoredCase)[] = [];
+  const outages = new ReasonTally<CanaryOutageReason>();
   try {
     await sink.write(jsonlLine(header));
     options.onHeader?.(header);
     for (const [index, c] of cases.entries()) {
-      const interrupted = (): Error => new EvalInterruptedError(index, cases.length);
+      const interrupted = (): Error => new EvalInterruptedError(index, cases.length, report !== null);
       if (signal?.aborted) throw interrupted();
       const started = now();
       let score: CaseScore;
       try {
-        score = scoreVerdict(await orAbort(pipeline.check(c.prompt), signal, interrupted), r.mode, c.kind);
+        const verdict = await orAbort(pipeline.check(c.prompt), signal, interrupted);
+        const canary = observeCanary(verdict.toRecord());
+        if (canary.kind === "outage") outages.add(canary.reason);
+        score = scoreVerdict(verdict, r.mode, c.kind);
       } catch (error) {
         if (error instanceof EvalInterruptedError) throw error;
         score = scoreException(error);
@@ -139,5 +192,12 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
     return summary;
   } finally {
     await sink.close();
+    // Told once, whether the run completed or stopped: the cases it cost are in the record.
+    const warning = outageWarning(pipeline, r.pool !== null, outages, cases.length);
+    try {
+      if (warning !== null) warn(warning);
+    } catch {
+      // A caller's sink that throws must not replace the run's own outcome; nowhere left to tell it.
+    }
   }
 }

@@ -1,7 +1,9 @@
 // Where eval lines go: each line is handed to the kernel as soon as it is written, so a run that is
-// killed keeps every finished case and visibly lacks its `complete` line. Every failure names the
+// killed keeps every finished case and visibly lacks its `complete` line. Lines are written whole:
+// a write that fails part-way (a full disk) is cut back to the last whole line, so the record never
+// ends in a torn line that a JSONL reader would take for a damaged file. Every failure names the
 // flag and the file (`--output: cannot write F (ENOSPC)`), never "unexpected failure".
-import { mkdir, open, stat } from "node:fs/promises";
+import { mkdir, open, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { displayText } from "../core/display-text.js";
 import { errnoCode, LittleCanaryError } from "../core/errors.js";
@@ -12,6 +14,28 @@ import { writeFileAtomic } from "../publish/atomic-write.js";
 function cannotWrite(flag: string, path: string, why: string, cause?: unknown): LittleCanaryError {
   return new LittleCanaryError("io", `${flag}: cannot write ${displayText(path)} (${why})`, cause === undefined ? undefined : { cause });
 }
+
+/** The run record opened for writing: one system call per method, so a test can fail any one of them. */
+export interface RecordFile {
+  /** Writes up to `length` bytes of `data` from `offset` at file `position`; may write fewer, as write(2) may. */
+  write(data: Uint8Array, offset: number, length: number, position: number): Promise<{ readonly bytesWritten: number }>;
+  truncate(length: number): Promise<void>;
+  datasync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The file operations of eval's outputs, injectable (production: Node's); fault tests wrap them. */
+export interface EvalFs {
+  /** Opens `path` for writing, created or truncated (the run record). */
+  openRecord(path: string): Promise<RecordFile>;
+  /** Removes a file (an earlier run's report). */
+  unlink(path: string): Promise<void>;
+}
+
+export const nodeEvalFs: EvalFs = {
+  openRecord: (path) => open(path, "w"),
+  unlink: (path) => unlink(path),
+};
 
 /**
  * Refuses, before anything runs, an output path that cannot take a whole file: a directory, or
@@ -33,20 +57,58 @@ async function naming<T>(flag: string, path: string, work: () => Promise<T>): Pr
   }
 }
 
-/** A file opened for lines: `write` hands one line to the kernel; `close` flushes to stable storage and closes (safe twice). */
-export async function openFileSink(flag: string, path: string) {
+/**
+ * A file opened for lines: `write` hands one whole line to the kernel (looping over short writes);
+ * `close` flushes to stable storage and closes (safe twice). After a failed write the file holds
+ * only whole lines and takes no more.
+ */
+export async function openFileSink(flag: string, path: string, fs: EvalFs = nodeEvalFs) {
   const handle = await naming(flag, path, async () => {
     await mkdir(dirname(path), { recursive: true });
-    return open(path, "w");
+    return fs.openRecord(path);
   });
+  // Bytes of whole lines in the file: where the next line starts, and where a torn one is cut back to.
+  let whole = 0;
+  let failed: LittleCanaryError | null = null;
   let closed = false;
   return {
     async write(line: string) {
-      await naming(flag, path, () => handle.write(line, null, "utf8"));
+      if (failed !== null) throw failed;
+      const bytes = Buffer.from(line, "utf8");
+      let done = 0;
+      let stalled = false;
+      try {
+        while (done < bytes.length) {
+          const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, whole + done);
+          // A write that makes no progress would loop for ever: taken as the failure it is.
+          if (!(bytesWritten > 0)) {
+            stalled = true;
+            throw new Error("a write made no progress");
+          }
+          done += bytesWritten;
+        }
+      } catch (error) {
+        // A disk that filled mid-line kept part of it: cut back, so the file ends with a whole line.
+        const cut =
+          done === 0 ||
+          (await handle.truncate(whole).then(
+            () => true,
+            () => false,
+          ));
+        const why = `${stalled ? "no byte written" : (errnoCode(error) ?? "error")}; ${cut ? "it keeps only whole lines" : "its last line may be incomplete"} and has no completion line`;
+        failed = cannotWrite(flag, path, why, error);
+        throw failed;
+      }
+      whole += bytes.length;
     },
     async close() {
       if (closed) return;
       closed = true;
+      // After a failed write the run already fails with that error; a flush would only hide it.
+      if (failed !== null) {
+        await handle.close().catch(() => undefined);
+        return;
+      }
       try {
         await naming(flag, path, () => handle.datasync());
       } finally {
@@ -54,6 +116,15 @@ export async function openFileSink(flag: string, path: string) {
       }
     },
   };
+}
+
+/**
+ * Removes the file an earlier run left at `flag`'s path (its report), if any. Called just before
+ * the run record is truncated: from then on the earlier record is gone, and its report must not
+ * stay beside a record of another run (an interrupted or failed run writes no report).
+ */
+export async function removeEarlierOutput(flag: string, path: string, fs: EvalFs = nodeEvalFs): Promise<void> {
+  await naming(flag, path, () => fs.unlink(path).catch((error: unknown) => (errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error))));
 }
 
 /** Writes `flag`'s whole file atomically and durably (the one atomic write), creating its directory. */

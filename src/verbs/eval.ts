@@ -74,6 +74,9 @@ export async function evaluate(options: EvaluateOptions) {
         header = written;
       },
       onProgress: (done, total) => reporter.progress(done, total),
+      // runEval hands whole `warning: …` lines; the reporter's warn adds that prefix itself and
+      // clears a progress line drawn on a terminal first, so it takes the message alone.
+      onWarning: (line) => reporter.warn(line.replace(/^warning: /, "").replace(/\n$/, "")),
     });
     return { summary, header };
   } finally {

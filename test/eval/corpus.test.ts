@@ -68,6 +68,46 @@ describe("loading corpora", () => {
     await expect(loadCorpora([path], { cwd: dir })).rejects.toThrow(/case 0: field 'expected_safe'/);
   });
 
+  test("a stealth level outside 1 to 5 refuses the corpus, naming the case by index and id, never its text", async () => {
+    for (const stealth of [0, 6, 9, -1, 2.5]) {
+      const path = await file(
+        "s.json",
+        JSON.stringify([
+          { id: "ok", prompt: "x", expected_safe: true, stealth: 5 },
+          { id: "s1", prompt: "SECRET-PROMPT", expected_safe: false, stealth },
+        ]),
+      );
+      const error = await loadCorpora([path], { cwd: dir }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorpusError);
+      expect((error as CorpusError).code).toBe("input_refused");
+      expect((error as Error).message).toContain(`case 1 (id "s1"): field 'stealth' must be a whole number from 1 to 5, not ${stealth}`);
+      expect((error as Error).message).not.toContain("SECRET-PROMPT");
+    }
+    const edges = await file("e.json", JSON.stringify([1, 5].map((stealth) => ({ id: `s${stealth}`, prompt: "x", expected_safe: false, stealth }))));
+    expect((await loadCorpora([edges], { cwd: dir })).cases.map((c) => c.stealth)).toEqual([1, 5]);
+  });
+
+  test("a JSON Lines corpus is refused saying a corpus is one JSON document and naming the line where the second value starts, never the text", async () => {
+    const lines = ['{"id":"a","prompt":"SECRET-ONE","expected_safe":false}', "", '{"id":"b","prompt":"SECRET-TWO","expected_safe":true}', ""];
+    const path = await file("c.jsonl", lines.join("\n"));
+    const error = await loadCorpora([path], { cwd: dir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CorpusError);
+    const message = (error as Error).message;
+    expect(message).toContain("c.jsonl");
+    expect(message).toContain("a corpus must be one JSON document: an array of cases or an object with a 'cases' array");
+    expect(message).toContain("it looks like JSON Lines (a second JSON value starts on line 3)");
+    expect(message).not.toMatch(/SECRET|"id"/);
+  });
+
+  test("malformed JSON that is not JSON Lines says what a corpus must hold, and no JSON Lines hint", async () => {
+    const path = await file("m.json", '[{"id":"a","prompt":"SECRET","expected_safe":false},]');
+    const error = await loadCorpora([path], { cwd: dir }).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("malformed JSON");
+    expect((error as Error).message).toContain("a corpus must be one JSON document");
+    expect((error as Error).message).not.toContain("JSON Lines");
+    expect((error as Error).message).not.toContain("SECRET");
+  });
+
   test("a paired-probe case whose adjudication contradicts expected_safe is refused", async () => {
     const path = await file("p.json", JSON.stringify([{ id: "a", prompt: "x", expected_safe: true, adjudication: "positive" }]));
     await expect(loadCorpora([path], { cwd: dir })).rejects.toThrow(/adjudication 'positive'/);
@@ -79,6 +119,14 @@ describe("selecting cases", () => {
     const loaded = await loadCorpora([PROMPTS, FP], { cwd: REPO });
     const ids = await loadIdsFile(await file("ids.json", '["hn-07","ov-01"]'), { cwd: dir });
     expect(selectCases(loaded, ids).map((c) => c.id)).toEqual(["hn-07", "ov-01"]);
+  });
+
+  test("an ids file in JSON Lines is refused as not one JSON document, with the JSON Lines hint", async () => {
+    const ids = await file("ids.jsonl", '"a"\n"b"\n');
+    const error = await loadIdsFile(ids, { cwd: dir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CorpusError);
+    expect((error as Error).message).toContain("an IDs file must be one JSON document: a list of case ID strings");
+    expect((error as Error).message).toContain("a second JSON value starts on line 2");
   });
 
   test("ids file errors: not a list of strings, duplicates, unknown ids", async () => {

@@ -6,6 +6,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { UsageError } from "../../src/core/errors.js";
+import { runEval } from "../../src/eval/run.js";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
 import { runEvalCli } from "../support/eval-cli.js";
 import { refusedUrl } from "../support/free-port.js";
@@ -263,6 +265,21 @@ describe("usage and interruption", () => {
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stderr).toMatch(message);
     }
+    await expect(readFile(out)).rejects.toThrow();
+  });
+
+  test("--warmup without a canary mode is refused as --judge is, and no record claims a warm-up that never ran", async () => {
+    const out = join(dir, "w.jsonl");
+    for (const args of [["--mode", "structural-only"], []]) {
+      const run = await runEvalCli(["--corpus", PROMPTS, ...args, "--warmup", "--output", out], { cwd: REPO });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toBe("error: --warmup requires a canary mode\n");
+      expect(run.stdout).toBe("");
+    }
+    await expect(readFile(out)).rejects.toThrow();
+    const error = await runEval({ corpus: [PROMPTS], warmup: true, output: out, cwd: REPO }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).code).toBe("usage");
     await expect(readFile(out)).rejects.toThrow();
   });
 
