@@ -1,7 +1,8 @@
 // `little-canary model pull [NAME] [--model-dir DIR] [--from URL]`: flags → `modelPull`
 // (src/verbs/model.ts: pinned SHA-256, resume, atomic cache) → one JSON line on stdout.
-// Progress is drawn on stderr only when it is a TTY. Exit 0 when the model is cached and
-// verified; 2 (refused) for anything else, with a partial download kept when it can resume.
+// Progress is drawn on stderr only when it is a TTY; a partial download that could not be resumed
+// and was discarded is a warning on stderr. Exit 0 when the model is cached and verified; 2
+// (refused) for anything else, an empty --model-dir included, with a partial download kept when it can resume.
 import { Command } from "commander";
 import { MODEL_DIR_ENV, PINNED_MODELS } from "../../src/canary/embedded-models.js";
 import { UsageError } from "../../src/core/errors.js";
@@ -53,6 +54,8 @@ async function runPull(name: string | undefined, flags: PullFlags, io: CliIo): P
       },
     });
     progress?.finish();
+    // A discarded partial download is the user's bytes thrown away: said on stderr, where a script's stdout is untouched.
+    if (result.discardedPartial !== null) await writeOut(io.stderr, `warning: ${result.discardedPartial.message}\n`);
     const { model } = result;
     const line = { model: model.name, license: model.license, path: result.path, sha256: result.sha256, bytes: result.bytes };
     await writeOut(io.stdout, `${JSON.stringify({ ...line, resumed_from: result.resumedFrom, already_present: result.alreadyPresent })}\n`);

@@ -1,7 +1,9 @@
 // `model pull`: downloads a pinned model (embedded-models.ts) so that a bad download never becomes the cached one:
 // bytes go to a partial file, hashed as they arrive, renamed onto the target only with the pinned SHA-256 (after an
 // fsync); a cut-off pull keeps its partial file for the next to resume with a Range request; bytes past the pinned
-// size are refused, a stalled transfer is aborted, and a lock allows one pull at a time per model.
+// size are refused, a stalled transfer is aborted, and a lock allows one pull at a time per model. A partial file that
+// cannot be resumed (longer than the pinned size, or answered 416 and not the pinned file) is discarded and the download
+// starts over once, reported in the result (or in the error); a partial file is installed only with the pinned SHA-256.
 import { createHash, type Hash } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
@@ -43,7 +45,22 @@ export interface PullModelResult {
   readonly resumedFrom: number;
   /** The cached file was already there with the pinned hash; nothing was downloaded. */
   readonly alreadyPresent: boolean;
+  /** An earlier pull's partial file that could not be resumed and was discarded before this pull started over, or null. */
+  readonly discardedPartial: {
+    /** Bytes the partial file held. */
+    readonly bytes: number;
+    /**
+     * `longer_than_pinned`: more bytes than the pinned size; `wrong_sha256`: the server has no more bytes (HTTP 416) and
+     * the partial file is as long as the model but not its SHA-256; `not_served`: the server has no bytes past it (416)
+     * although the model is longer.
+     */
+    readonly code: "longer_than_pinned" | "wrong_sha256" | "not_served";
+    /** The same in plain words, for the user. */
+    readonly message: string;
+  } | null;
 }
+
+type DiscardedPartial = NonNullable<PullModelResult["discardedPartial"]>;
 
 /** The size of the file at `path`, or null when there is none. */
 async function sizeOf(path: string): Promise<number | null> {
@@ -64,6 +81,18 @@ function declaredTotal(response: Response): number | null {
   }
   const length = response.headers.get("content-length");
   return response.status === 200 && length !== null && /^\d+$/.test(length.trim()) ? Number(length) : null;
+}
+
+/** Removes the partial file that cannot be resumed and says why (DiscardedPartial). */
+async function discardPartial(partial: string, model: PinnedModel, bytes: number, code: DiscardedPartial["code"]): Promise<DiscardedPartial> {
+  await rm(partial, { force: true });
+  const what =
+    code === "longer_than_pinned"
+      ? `an earlier pull kept ${bytes} bytes of ${model.name}, more than its pinned ${model.size}`
+      : code === "wrong_sha256"
+        ? `an earlier pull kept ${bytes} bytes of ${model.name} and the server has no more (HTTP 416), but they do not hash to the pinned SHA-256`
+        : `the server has no bytes of ${model.name} past the ${bytes} an earlier pull kept (HTTP 416), though the model has ${model.size}`;
+  return { bytes, code, message: `${what}; that partial download was discarded and the download started over` };
 }
 
 /** The errno-style code of a failed file operation, or "error". */
@@ -101,7 +130,7 @@ export async function pullModel(options: PullModelOptions): Promise<PullModelRes
       throw new ModelPullError("io", `the model's path ${displayText(target)} is ${what}: remove it, or pass --model-dir another directory`);
     }
     if (existing !== null && (await fileSha256(target)) === model.sha256) {
-      return { path: target, sha256: model.sha256, bytes: (await sizeOf(target)) ?? 0, alreadyPresent: true, resumedFrom: 0 };
+      return { path: target, sha256: model.sha256, bytes: (await sizeOf(target)) ?? 0, alreadyPresent: true, resumedFrom: 0, discardedPartial: null };
     }
     return await download(options, target, partial);
   } finally {
@@ -117,11 +146,12 @@ async function download(options: PullModelOptions, target: string, partial: stri
   const there = await lstat(partial).catch(() => null);
   if (there !== null && !there.isFile()) await unlink(partial);
   let offset = (await sizeOf(partial)) ?? 0;
+  let discarded: DiscardedPartial | null = null;
   if (model.size !== null && offset > model.size) {
-    await rm(partial, { force: true });
+    discarded = await discardPartial(partial, model, offset, "longer_than_pinned");
     offset = 0;
   }
-  const hash = createHash("sha256");
+  let hash = createHash("sha256");
   if (offset > 0) await hashFile(partial, hash);
   let resumedFrom = offset;
 
@@ -160,13 +190,29 @@ async function download(options: PullModelOptions, target: string, partial: stri
     await rm(partial, { force: true });
     throw new ModelPullError("verification", message);
   };
-  try {
+  const request = async (from: number): Promise<Response> => {
     arm();
-    let response: Response;
     try {
-      response = await fetchFn(options.url ?? model.url, { headers: offset > 0 ? { range: `bytes=${offset}-` } : {}, signal: controller.signal });
+      return await fetchFn(options.url ?? model.url, { headers: from > 0 ? { range: `bytes=${from}-` } : {}, signal: controller.signal });
     } catch (error) {
       throw interrupted(received, error);
+    }
+  };
+  try {
+    let response = await request(offset);
+    // 416 to a resume: the server has no bytes past the partial file. Either the partial file is the whole model (an
+    // earlier pull stopped before its rename) and is installed below after the same hash check, or it can never be
+    // resumed from this server and every later pull would get 416 again: it is discarded and the download starts over.
+    const wholeLength = model.size === null || offset === model.size;
+    if (offset > 0 && response.status === 416 && !(wholeLength && hash.copy().digest("hex") === model.sha256)) {
+      await response.body?.cancel().catch(() => undefined);
+      discarded = await discardPartial(partial, model, offset, wholeLength ? "wrong_sha256" : "not_served");
+      hash = createHash("sha256");
+      offset = 0;
+      received = 0;
+      resumedFrom = 0;
+      // Without a Range this request cannot be answered as a resume again: the pull starts over once, never in a loop.
+      response = await request(0);
     }
     const total = declaredTotal(response);
     const cancel = (): Promise<void> | undefined => response.body?.cancel().catch(() => undefined);
@@ -175,8 +221,8 @@ async function download(options: PullModelOptions, target: string, partial: stri
       await refuse(`the server offers ${total} bytes for ${model.name}, not its pinned ${model.size}; nothing was cached`);
     }
     let digest: Hash = hash;
-    if (offset > 0 && response.status === 416 && model.size === offset) {
-      // The partial file already holds every byte; only its hash is left to check.
+    if (offset > 0 && response.status === 416) {
+      // The partial file holds the whole model (its hash was checked above and is checked again below): only the rename is left.
       await cancel();
     } else if (response.status === 206 && offset > 0 && rangeStart(response.headers.get("content-range")) === offset) {
       file = await open(partial, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
@@ -219,7 +265,12 @@ async function download(options: PullModelOptions, target: string, partial: stri
     }
     await rename(partial, target);
     await syncDir(options.dir);
-    return { path: target, sha256: actual, bytes: received, resumedFrom, alreadyPresent: false };
+    return { path: target, sha256: actual, bytes: received, resumedFrom, alreadyPresent: false, discardedPartial: discarded };
+  } catch (error) {
+    // A pull that discarded the user's partial file says so even when it then fails, in the order it happened.
+    if (discarded !== null && error instanceof ModelPullError)
+      throw new ModelPullError(error.code, `${discarded.message}; then ${error.message}`, { cause: error });
+    throw error;
   } finally {
     clearTimeout(idle);
     options.signal?.removeEventListener("abort", onAbort);

@@ -7,7 +7,7 @@ import { createReadStream, type Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { ConfigError } from "../core/errors.js";
+import { ConfigError, UsageError } from "../core/errors.js";
 
 /** A downloadable model: where it comes from and what its bytes must hash to. */
 export interface PinnedModel {
@@ -52,9 +52,20 @@ export const MODEL_DIR_ENV = "LITTLE_CANARY_MODEL_DIR";
 /**
  * Where pulled models are kept: `dir` when given (`--model-dir`), else $LITTLE_CANARY_MODEL_DIR, else
  * `$XDG_CACHE_HOME/little-canary/models`, else `~/.cache/little-canary/models` (`%LOCALAPPDATA%\little-canary\models` on Windows).
+ * An empty or blank `dir` is a UsageError naming it as `label`; an empty or blank environment variable counts as unset.
  */
-export function modelCacheDir(env: Readonly<Record<string, string | undefined>> = process.env, dir?: string, cwd: string = process.cwd()): string {
-  if (dir !== undefined && dir.trim() !== "") return resolve(cwd, dir);
+export function modelCacheDir(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  dir?: string,
+  cwd: string = process.cwd(),
+  label = "--model-dir",
+): string {
+  if (dir !== undefined) {
+    // An explicit empty value is a mistake (an unset shell variable in `--model-dir "$DIR"`), never a request for the
+    // default: falling back would write a 1 GB model somewhere the user did not choose.
+    if (dir.trim() === "") throw new UsageError(`${label} is empty: give the model directory, or leave ${label} out to use the default one`);
+    return resolve(cwd, dir);
+  }
   const fromEnv = env[MODEL_DIR_ENV];
   if (fromEnv !== undefined && fromEnv.trim() !== "") return resolve(cwd, fromEnv);
   const xdg = env["XDG_CACHE_HOME"];

@@ -1,7 +1,8 @@
 // The embedded canary's refusals that need no engine: a missing node-llama-cpp (injected loader),
 // a wrong SHA-256 (a stand-in engine that records whether anything was loaded), the flag rules,
 // and the rule that nothing in src/ imports node-llama-cpp at load time.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
@@ -124,6 +125,33 @@ describe("embedded canary without node-llama-cpp", () => {
       expect(run.stderr, flags.join(" ")).toMatch(message);
       expect(run.stdout).toBe("");
     }
+  });
+
+  it("an empty --model-dir is refused by check, screen, ingest and serve as model pull refuses it, before any engine is loaded", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lc-model-dir-"));
+    writeFileSync(join(dir, "in.jsonl"), `${JSON.stringify({ id: "a", text: "hello" })}\n`);
+    const refusal = "error: --model-dir is empty: give the model directory, or leave --model-dir out to use the default one\n";
+    const commands: Array<[string[], number]> = [
+      [["check", "--text", "hello"], 2],
+      [["screen", "in.jsonl"], 2],
+      [["ingest", "in.jsonl", "--manifest", "m.json"], 3],
+      [["serve", "--port", "0"], 2],
+    ];
+    try {
+      for (const [command, code] of commands) {
+        for (const empty of ["", "  "]) {
+          const run = await runCli([...command, "--canary", "embedded", "--model-dir", empty], { cwd: dir });
+          expect(run.code, command[0]).toBe(code);
+          // The refusal, not the missing engine's install lines: nothing was loaded, nor looked for in the current directory.
+          expect(run.stderr, command[0]).toBe(refusal);
+          expect(run.stdout).toBe("");
+        }
+      }
+      expect(readdirSync(dir)).toEqual(["in.jsonl"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(() => new SecurityPipeline({ provider: "embedded", embedded: { modelDir: "" } })).toThrow(/^embedded\.modelDir is empty/);
   });
 
   it("the library refuses settings that name another backend, and a model path without its SHA-256", () => {

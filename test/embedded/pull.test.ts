@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ModelPullError, pullModel } from "../../src/canary/embedded-download.js";
@@ -162,6 +164,105 @@ describe("model pull", () => {
     writeFileSync(join(dir, "tiny.gguf"), "not the model");
     const result = await pullModel({ model: spec(server), dir });
     expect(result.alreadyPresent).toBe(false);
+    expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+  });
+});
+
+describe("model pull when the server has no bytes past the partial file (HTTP 416)", () => {
+  const partialOf = (dir: string): string => join(dir, `.tiny.gguf.${SHA.slice(0, 16)}.partial`);
+  const withPartial = (bytes: Buffer): string => {
+    const dir = freshDir();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(partialOf(dir), bytes);
+    return dir;
+  };
+  const corrupted = (): Buffer => {
+    const copy = Buffer.from(BYTES);
+    copy[100] = (copy[100] ?? 0) ^ 0xff;
+    return copy;
+  };
+
+  it("a partial file holding the whole model (its rename was interrupted) is installed after its SHA-256 is checked, pinned size or not", async () => {
+    for (const size of [BYTES.length, null]) {
+      const server = await serve();
+      const dir = withPartial(BYTES);
+      const result = await pullModel({ model: spec(server, { size }), dir });
+      expect(result).toMatchObject({ sha256: SHA, bytes: BYTES.length, resumedFrom: BYTES.length, alreadyPresent: false, discardedPartial: null });
+      expect(server.ranges).toEqual([`bytes=${BYTES.length}-`]);
+      expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+      expect(existsSync(partialOf(dir))).toBe(false);
+    }
+  });
+
+  it("a partial file as long as the model but with other bytes is never installed: it is discarded and the download starts over once", async () => {
+    const server = await serve();
+    const dir = withPartial(corrupted());
+    const result = await pullModel({ model: spec(server), dir });
+    expect(result.resumedFrom).toBe(0);
+    expect(result.discardedPartial).toEqual({
+      bytes: BYTES.length,
+      code: "wrong_sha256",
+      message: `an earlier pull kept ${BYTES.length} bytes of tiny and the server has no more (HTTP 416), but they do not hash to the pinned SHA-256; that partial download was discarded and the download started over`,
+    });
+    expect(server.ranges).toEqual([`bytes=${BYTES.length}-`, null]);
+    expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+  });
+
+  it("a partial file longer than a truncated mirror's file is discarded, the pull starts over once and is refused; the next pull is not stuck on 416", async () => {
+    const server = await startModelServer(BYTES.subarray(0, 1000));
+    servers.push(server);
+    const dir = withPartial(BYTES.subarray(0, 2000));
+    const error = await pullModel({ model: spec(server), dir }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelPullError);
+    expect((error as ModelPullError).code).toBe("verification");
+    expect((error as Error).message).toBe(
+      `the server has no bytes of tiny past the 2000 an earlier pull kept (HTTP 416), though the model has ${BYTES.length}; ` +
+        `that partial download was discarded and the download started over; then the server offers 1000 bytes for tiny, not its pinned ${BYTES.length}; nothing was cached`,
+    );
+    expect(server.ranges).toEqual(["bytes=2000-", null]);
+    expect(readdirSync(dir).filter((name) => !name.endsWith(".lock"))).toEqual([]);
+    await expect(pullModel({ model: spec(server), dir })).rejects.toThrow(/^the server offers 1000 bytes for tiny/);
+    expect(server.ranges).toEqual(["bytes=2000-", null, null]);
+  });
+
+  it("a server that answers 416 to every request is asked twice, never in a loop, and nothing is installed", async () => {
+    const ranges: (string | null)[] = [];
+    const server = createServer((req, res) => {
+      ranges.push(req.headers.range ?? null);
+      res.writeHead(416, { "content-range": "bytes */10" }).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/model.gguf`;
+      const dir = withPartial(BYTES.subarray(0, 500));
+      const model: PinnedModel = { name: "tiny", file: "tiny.gguf", url, sha256: SHA, size: BYTES.length, license: "none" };
+      const error = await pullModel({ model, dir }).catch((e: unknown) => e);
+      expect((error as ModelPullError).code).toBe("io");
+      expect((error as Error).message).toMatch(/; then the model server answered HTTP 416 for tiny; nothing was cached$/);
+      expect(ranges).toEqual(["bytes=500-", null]);
+      expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("a partial file longer than the pinned size is discarded before any request, and the result says so", async () => {
+    const server = await serve();
+    const dir = withPartial(Buffer.concat([BYTES, Buffer.from("extra")]));
+    const result = await pullModel({ model: spec(server), dir });
+    expect(result.discardedPartial).toMatchObject({ bytes: BYTES.length + 5, code: "longer_than_pinned" });
+    expect(result.discardedPartial?.message).toMatch(/more than its pinned \d+; that partial download was discarded and the download started over$/);
+    expect(server.ranges).toEqual([null]);
+    expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
+  });
+
+  it("a server that answers a Range with 200 and the whole file, declaring no length, never has it appended after the partial file", async () => {
+    const server = await serve({ ignoreRange: true, noLength: true });
+    // Wrong bytes and no pinned size: only writing the file from byte 0 yields the pinned SHA-256.
+    const dir = withPartial(Buffer.alloc(5000, 0x41));
+    const result = await pullModel({ model: spec(server, { size: null }), dir });
+    expect(result).toMatchObject({ resumedFrom: 0, bytes: BYTES.length, discardedPartial: null });
+    expect(server.ranges).toEqual(["bytes=5000-"]);
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
   });
 });
