@@ -3,7 +3,7 @@
 import type { RunFile } from "../src/core/file-identity.js";
 import type { EvaluateOptions } from "../src/verbs/eval.js";
 import type { CliIo } from "./io.js";
-import { refuseSharedPaths } from "./shared-files.js";
+import { endpointLogFile, refuseSharedPaths } from "./shared-files.js";
 import { oneSetting } from "./flags.js";
 
 export type EvalFlags = Omit<EvaluateOptions, "io" | "signal" | "corpus"> & {
@@ -40,7 +40,7 @@ export function refuseSharedEvalFiles(flags: EvalFlags, io: CliIo): Promise<void
       ["standard output", io.stdoutFile],
       ["--output", flags.output],
       ["--report", flags.report],
-      ["--endpoint-log", pool ? flags.endpointLog : null],
+      ["--endpoint-log", pool ? endpointLogFile(io, flags.endpointLog) : null],
     ],
   );
 }

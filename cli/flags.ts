@@ -194,7 +194,7 @@ export function addPoolFlags(command: Command): Command {
       "a canary endpoint of a pool, at most N checks in flight after #; repeatable, replaces --ollama-url (docs/scale.md)",
       collectValue,
     )
-    .option("--endpoint-log <file>", "append which pool endpoint answered each check, and its latency, to FILE (JSONL)", singleValue())
+    .option("--endpoint-log <file>", "append which pool endpoint answered each check, and its latency, to FILE (JSONL; - for stderr)", singleValue())
     .hook("preAction", (self) => {
       const source = self.getOptionValueSource("ollamaUrl");
       self.setOptionValue("ollamaUrlGiven", source !== undefined && source !== "default");

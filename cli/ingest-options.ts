@@ -41,7 +41,8 @@ export function ingestOptionsFromFlags(input: string, flags: IngestFlags, io: Cl
       max_metadata_value_chars: flags.maxMetadataValueChars,
     },
     policyLabels: POLICY_FLAGS,
-    canary: { settings: flags, context: { cwd, env, labels, warn: reporter.warn } },
+    // The reporter too: `--endpoint-log -` writes through its stderr stream.
+    canary: { settings: flags, context: { cwd, env, labels, warn: reporter.warn, reporter } },
     concurrency: flags.concurrency,
     waitLockSeconds: flags.waitLock ?? 0,
     ...(flags.maxCanaryFailures !== undefined ? { maxCanaryFailures: flags.maxCanaryFailures } : {}),

@@ -13,6 +13,7 @@
 // `eval`'s endpoint log is kept apart from its corpora, its ids file, its run record and its
 // report the same way.
 import { resolve } from "node:path";
+import { isStderrEndpointLog } from "../src/verbs/canary-settings.js";
 import { canonicalPath, refuseSharedFiles as refuseSharedIdentities, type RunFile } from "../src/core/file-identity.js";
 import type { CliIo } from "./io.js";
 
@@ -36,6 +37,14 @@ export interface RunFileFlags {
  */
 export function refuseSharedPaths(io: CliIo, files: readonly RunFile[], sides: readonly RunFile[]): Promise<void> {
   return refuseSharedIdentities(io.cwd, files, sides);
+}
+
+/**
+ * `--endpoint-log` as a file of the run, or null when it names the standard error stream (`-`, /dev/stderr): its
+ * lines then go through the stream like any other message, so there is no file of the run to keep apart.
+ */
+export function endpointLogFile(io: CliIo, value: string | undefined): string | undefined | null {
+  return value !== undefined && isStderrEndpointLog(value, resolve(io.cwd, value)) ? null : value;
 }
 
 /** The files SQLite keeps beside a database at `path` and writes or deletes by name. */
@@ -81,7 +90,7 @@ export async function refuseSharedFiles(input: string | null, flags: RunFileFlag
       ["--sarif", flags.sarif],
       ["--junit", flags.junit],
       ...(await cacheFiles(io, flags.cache)),
-      ["--endpoint-log", flags.endpointLog],
+      ["--endpoint-log", endpointLogFile(io, flags.endpointLog)],
       ["$GITHUB_STEP_SUMMARY", github ? io.env.GITHUB_STEP_SUMMARY : null],
     ],
   );

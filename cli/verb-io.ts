@@ -31,7 +31,11 @@ export function verbIo(io: CliIo, wording: VerbIoWording = {}): VerbIo {
         progress?.interrupt();
         io.stderr.write(`warning: ${message}\n`);
       },
-      write: (text) => void io.stderr.write(text),
+      write: (text) => {
+        // Whole lines (an endpoint log on stderr among them) must not land on a progress line drawn on a terminal.
+        progress?.interrupt();
+        io.stderr.write(text);
+      },
       progress: (done, total) => progress?.update(done, total),
       finishProgress: () => progress?.finish(),
       readingStdin: () => (stdin === undefined ? Promise.resolve() : hintIfTerminalStdin(io, stdin[0], stdin[1])),

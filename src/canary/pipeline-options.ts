@@ -130,6 +130,7 @@ const PIPELINE_LABELS = {
   canarySha256: "--canary-sha256",
   needsSha256: "the model file's SHA-256 (--canary-sha256 HEX)",
   needsPath: "a model path (--canary embedded:PATH)",
+  judgeModel: "judgeModel",
 };
 
 /** A model name that is a non-empty string; throws UsageError naming it by `name`. */
@@ -155,11 +156,24 @@ export function refuseUnpairedModelFile(given: { readonly path: boolean; readonl
   if (!given.path && given.sha256) throw new UsageError(`${l.canarySha256} needs ${l.needsPath}; the default model's hash is pinned`);
 }
 
+/**
+ * An LLM judge is one model behind one URL: neither a pool's replicas nor the embedded canary can carry it. Checked by
+ * SecurityPipeline under its option names, and by a verb first under its own labels, so the CLI names its flags.
+ */
+export function refuseJudgeBeside(
+  given: { readonly judge: boolean; readonly pool: boolean; readonly embedded: boolean },
+  l: OptionLabels = PIPELINE_LABELS,
+): void {
+  if (!given.judge) return;
+  if (given.pool) throw new UsageError(`${l.judgeModel} cannot be used with ${l.canaryPool}: the judge is not pooled`);
+  if (given.embedded) throw new UsageError(`${l.judgeModel} cannot be used with ${l.embedded}`);
+}
+
 function checkPoolOptions(options: PipelineSettings, provider: CanaryProvider, judgeModel: string | null): void {
   const endpoints = options.canaryPool?.endpoints;
   if (!Array.isArray(endpoints) || endpoints.length === 0) throw new UsageError("canaryPool needs at least one endpoint");
   if ((provider === "openai" ? options.baseUrl : options.ollamaUrl) !== undefined) throw urlBesidePool(provider === "openai" ? "baseUrl" : "ollamaUrl");
-  if (judgeModel !== null) throw new UsageError("judgeModel cannot be used with canaryPool: the judge is not pooled");
+  refuseJudgeBeside({ judge: judgeModel !== null, pool: true, embedded: false });
   if ((options.temperature ?? 0) !== 0) throw new UsageError("canaryPool needs temperature 0: only then do replicas answer one request alike");
 }
 
@@ -282,7 +296,7 @@ export function resolvePipelineOptions(options: PipelineSettings): ResolvedPipel
  */
 function resolveEmbedded(options: PipelineSettings): ResolvedEmbeddedOptions {
   refuseServedCanary({ pool: options.canaryPool !== undefined, canaryModel: options.canaryModel });
-  if (options.judgeModel != null) throw new UsageError("judgeModel cannot be used with the embedded canary");
+  refuseJudgeBeside({ judge: options.judgeModel != null, pool: false, embedded: true });
   if (options.ollamaUrl !== undefined || options.baseUrl !== undefined || options.apiKey !== undefined) {
     throw new UsageError("the embedded canary takes no ollamaUrl, baseUrl or apiKey: it runs in this process");
   }
@@ -290,7 +304,7 @@ function resolveEmbedded(options: PipelineSettings): ResolvedEmbeddedOptions {
   const pulled = e.modelPath === undefined;
   if (!pulled && (typeof e.modelPath !== "string" || e.modelPath.trim() === "")) throw new UsageError("embedded.modelPath must be a non-empty path");
   refuseUnpairedModelFile({ path: !pulled, sha256: e.sha256 !== undefined });
-  const modelPath = pulled ? cachedModelPath(modelCacheDir(process.env, e.modelDir)) : resolve(e.modelPath as string);
+  const modelPath = pulled ? cachedModelPath(modelCacheDir(process.env, e.modelDir, process.cwd(), "embedded.modelDir")) : resolve(e.modelPath as string);
   const sha256 = pulled ? DEFAULT_EMBEDDED_MODEL.sha256 : checkModelSha256(e.sha256);
   const positive = (value: number | undefined, name: string): number | undefined => (value === undefined ? value : checkPositiveInteger(value, name));
   if (e.gpu !== undefined && e.gpu !== "auto" && e.gpu !== false) throw new UsageError("embedded.gpu must be 'auto' or false");

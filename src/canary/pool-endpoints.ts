@@ -1,7 +1,8 @@
 // A canary pool as a user configures it: endpoints written `URL` or `URL#N` (N checks in flight at most; errors name
 // the flag and rule, never the value, which may hold a secret), and the endpoint log: one JSON line per attempt (pool.ts
 // EndpointAttempt plus the time), a side file never hashed, appended (O_APPEND, never through a symlink: core/append.ts)
-// one whole line per write, so concurrent runs never tear a line.
+// one whole line per write, so concurrent runs never tear a line; or the same lines handed whole to a caller's writer
+// (`--endpoint-log -`: the command's stderr stream, mapped in verbs/canary-settings.ts).
 import { writeSync } from "node:fs";
 import { openAppendNoFollowSync } from "../core/append.js";
 import { UsageError } from "../core/errors.js";
@@ -58,12 +59,21 @@ export function parsePoolEndpoints(raws: readonly unknown[], flagName: string, k
   return specs;
 }
 
-/** Returns an attempt sink that appends JSONL lines to `path` (created, mode 0600, on the first attempt). */
-export function endpointLogWriter(path: string, clock: () => Date = () => new Date()): (attempt: EndpointAttempt) => void {
+/**
+ * Returns an attempt sink writing one JSONL line per attempt: appended to the file at `target` (created, mode 0600,
+ * on the first attempt), or handed whole to `target` when it is a function (a stream's write, `--endpoint-log -`).
+ */
+export function endpointLogWriter(target: string | ((line: string) => void), clock: () => Date = () => new Date()): (attempt: EndpointAttempt) => void {
+  const write = typeof target === "string" ? appendLines(target) : target;
+  return (attempt) => write(`${JSON.stringify({ time: clock().toISOString(), ...attempt })}\n`);
+}
+
+/** Appends each line to the file at `path`, opened on the first line, in one write (looped only for a short write). */
+function appendLines(path: string): (line: string) => void {
   let fd: number | null = null;
-  return (attempt) => {
+  return (text) => {
     fd ??= openAppendNoFollowSync(path);
-    const line = Buffer.from(`${JSON.stringify({ time: clock().toISOString(), ...attempt })}\n`, "utf8");
+    const line = Buffer.from(text, "utf8");
     let written = 0;
     while (written < line.length) written += writeSync(fd, line, written, line.length - written);
   };

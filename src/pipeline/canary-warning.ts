@@ -35,6 +35,18 @@ export function modelCheckProblem(probe: CanaryProbe): string | null {
 }
 
 /**
+ * What `check` and `screen` warn about once their checks are done: the model check's problem
+ * (modelCheckProblem) when the run's own canary warnings said nothing. A server whose model list
+ * could not be read but whose chats answered would otherwise pass unremarked (serve logs the same
+ * line); when the checks failed too, their warning already names that server and its fix, and the
+ * fact is not told twice. Null without a canary, or when its model list was read.
+ */
+export function unreadModelListProblem(pipeline: { readonly probe: CanaryProbe | null } | undefined, canaryWarned: boolean): string | null {
+  const probe = pipeline?.probe ?? null;
+  return probe === null || canaryWarned ? null : modelCheckProblem(probe);
+}
+
+/**
  * Asks `probe`'s server for its model list, once, and throws CanaryModelError when the list
  * does not hold the probe's model. Resolves to what the server said, or null for a probe this
  * check does not apply to (a pool pins its own identity; the embedded canary is a file).

@@ -4,7 +4,7 @@
 // so one rule has one message template, whichever door the setting came through.
 import { resolve } from "node:path";
 import { validateBaseUrl, validateServiceUrl } from "../canary/endpoint.js";
-import { checkModelSha256 } from "../canary/embedded-models.js";
+import { checkModelSha256, modelCacheDir } from "../canary/embedded-models.js";
 import { DEFAULT_CANARY_MODEL, DEFAULT_OPENAI_MODEL } from "../canary/defaults.js";
 import { apiKeyFromEnv } from "../canary/options.js";
 import { endpointLogWriter, parsePoolEndpoints } from "../canary/pool-endpoints.js";
@@ -70,6 +70,7 @@ export const FLAG_LABELS = Object.freeze({
   needsSha256: "--canary-sha256 HEX",
   needsPath: "a path (--canary embedded:PATH)",
   judgeModel: "--judge-model",
+  modelDir: "--model-dir",
 } satisfies OptionLabels & Record<string, string>);
 
 /** The name each setting goes by in a refusal. */
@@ -94,6 +95,8 @@ export interface SettingsContext {
   readonly warn: (message: string) => void;
   /** How refusals name the settings (default OPTION_LABELS). */
   readonly labels?: SettingLabels;
+  /** The caller's diagnostic stream (a VerbIo's reporter): `endpointLog` `-` writes there. Default: process.stderr. */
+  readonly reporter?: { readonly write: (text: string) => void };
 }
 
 /** The canary pool `canaryEndpoint` asks for (in place of ollamaUrl), or null; warnings go to `warn`, attempts to endpointLog. */
@@ -109,14 +112,34 @@ export function canaryPoolFromSettings(settings: PoolSettings, context: Settings
   // OpenAI-compatible replicas are named by their base URLs (…/v1), Ollama ones by their origins.
   const endpoints = parsePoolEndpoints(raws, l.canaryPool, settings.provider === "openai" ? "base_url" : "origin");
   if (settings.endpointLog !== undefined && settings.endpointLog.trim() === "") throw new UsageError(`${l.endpointLog} must not be empty`);
-  const logPath = settings.endpointLog === undefined ? null : resolve(context.cwd, settings.endpointLog);
-  const logProblem = logPath === null ? null : appendTargetProblem(logPath);
-  if (logProblem !== null) throw new UsageError(`${l.endpointLog}: ${displayText(settings.endpointLog ?? "")} ${logProblem}`);
+  const log = settings.endpointLog === undefined ? null : endpointLogTarget(settings.endpointLog, context, l);
   return {
     endpoints,
     onWarning: context.warn,
-    ...(logPath !== null ? { onAttempt: endpointLogWriter(logPath) } : {}),
+    ...(log !== null ? { onAttempt: endpointLogWriter(log) } : {}),
   };
+}
+
+/**
+ * The endpoint log values that name the standard error stream rather than a file (`path`: the value resolved): `-`, and
+ * /dev/stderr, which is a symlink on Linux (so an append, never through a symlink, would refuse it) and whose fd a
+ * synchronous write could find full (EAGAIN on a non-blocking pipe). Both go through the caller's stream instead.
+ */
+export function isStderrEndpointLog(value: string, path: string): boolean {
+  return value === "-" || path === "/dev/stderr";
+}
+
+/**
+ * Where the endpoint log goes: `-` or /dev/stderr is the caller's stderr stream (its lines written through the stream,
+ * which queues them, never to fd 2 directly); anything else a file the append checks first, so a symlink, a FIFO or a
+ * directory (another special file) is still refused before the run.
+ */
+function endpointLogTarget(value: string, context: SettingsContext, l: SettingLabels): string | ((line: string) => void) {
+  const path = resolve(context.cwd, value);
+  if (isStderrEndpointLog(value, path)) return context.reporter?.write ?? ((line) => void process.stderr.write(line));
+  const problem = appendTargetProblem(path);
+  if (problem !== null) throw new UsageError(`${l.endpointLog}: ${displayText(value)} ${problem}`);
+  return path;
 }
 
 /**
@@ -158,6 +181,9 @@ export function providerOptionsFromSettings(
 
 /** The embedded canary from canaryBackend `embedded[:PATH]`, or null; anything naming another backend is refused with it. */
 function embeddedOptions(settings: CanarySettings, context: SettingsContext, l: SettingLabels): Pick<SecurityPipelineOptions, "provider" | "embedded"> | null {
+  // `model pull`'s own rule (an empty directory is refused, never the current one), checked whatever the backend, so
+  // an unset shell variable in `--model-dir "$DIR"` is caught before a run that would load from it.
+  const modelDir = settings.modelDir === undefined ? undefined : modelCacheDir(context.env, settings.modelDir, context.cwd, l.modelDir);
   const raw = settings.canaryBackend;
   if (raw === undefined) {
     if (settings.canarySha256 !== undefined) throw new UsageError(`${l.canarySha256} needs ${l.modelPath}`);
@@ -175,7 +201,7 @@ function embeddedOptions(settings: CanarySettings, context: SettingsContext, l: 
     provider: "embedded",
     embedded: {
       ...(path !== undefined ? { modelPath: resolve(context.cwd, path), sha256: checkModelSha256(settings.canarySha256, l.canarySha256) } : {}),
-      ...(settings.modelDir !== undefined ? { modelDir: resolve(context.cwd, settings.modelDir) } : {}),
+      ...(modelDir !== undefined ? { modelDir } : {}),
       ...(settings.concurrency !== undefined ? { sequences: settings.concurrency } : {}),
     },
   };

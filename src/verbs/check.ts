@@ -8,7 +8,7 @@ import { isBlankText } from "../core/codepoints.js";
 import type { SecurityPipeline } from "../pipeline/pipeline.js";
 import { PipelineBase } from "../pipeline/base.js";
 import { createPipeline } from "../pipeline/create.js";
-import { nonEmpty } from "../canary/pipeline-options.js";
+import { nonEmpty, refuseJudgeBeside } from "../canary/pipeline-options.js";
 import type { PipelineVerdict } from "../pipeline/verdict.js";
 import { failedCanaryReason, observeCanary, type CanaryOutageReason } from "../pipeline/circuit-breaker.js";
 import { OPTION_LABELS, resolveCanarySettings, type CanarySettings } from "./canary-settings.js";
@@ -149,7 +149,12 @@ export interface CheckOptions extends CanarySettings {
 export async function check(options: CheckOptions) {
   const { io } = options;
   const settings = resolveCanarySettings(options, { ...io, warn: (message) => io.reporter.warn(message) });
-  if (options.judgeModel !== undefined) nonEmpty((io.labels ?? OPTION_LABELS).judgeModel, options.judgeModel);
+  const labels = io.labels ?? OPTION_LABELS;
+  if (options.judgeModel !== undefined) {
+    nonEmpty(labels.judgeModel, options.judgeModel);
+    // Refused here, under the caller's labels, before the pipeline would refuse it under its option names.
+    refuseJudgeBeside({ judge: true, pool: settings.canaryPool !== undefined, embedded: settings.provider === "embedded" }, labels);
+  }
   const plan = Object.freeze({ ...settings, ...(options.judgeModel !== undefined ? { judgeModel: options.judgeModel } : {}) });
   if (options.text === undefined) await io.reporter.readingStdin();
   const built: { pipeline?: PipelineBase } = {};
@@ -167,6 +172,10 @@ export async function check(options: CheckOptions) {
     const target = canaryTarget(built.pipeline as SecurityPipeline);
     const warning = canaryOutage !== null ? canaryOutageWarning(target, canaryOutage) : canaryReplyWarning(target, failed);
     await io.reporter.diagnostic(warning);
+  } else if (built.pipeline?.probe != null) {
+    const { unreadModelListProblem } = await import("../pipeline/canary-warning.js");
+    const problem = unreadModelListProblem(built.pipeline, false);
+    if (problem !== null) io.reporter.warn(problem);
   }
   return { verdict, exitCode: checkExitCode(verdict) };
 }

@@ -8,6 +8,7 @@ import {
   circuitOpenedNow,
   type AffectedItems,
   type CanaryTarget,
+  unreadModelListProblem,
 } from "../pipeline/canary-warning.js";
 import type { ReaderLimits } from "../documents/reader-limits.js";
 import { SecurityPipeline } from "../pipeline/pipeline.js";
@@ -94,6 +95,8 @@ export async function screen(options: ScreenOptions) {
         reporter.finishProgress();
         const warning = screenCanaryWarning(totals, circuitOpen, canaryTarget(built.pipeline as SecurityPipeline));
         if (warning !== null) await reporter.diagnostic(warning);
+        const problem = unreadModelListProblem(built.pipeline, warning !== null);
+        if (problem !== null) reporter.warn(problem);
       },
       concurrency: options.concurrency,
       ...(options.maxCanaryFailures !== undefined ? { maxCanaryFailures: options.maxCanaryFailures } : {}),

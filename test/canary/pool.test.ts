@@ -1,7 +1,7 @@
 // The canary endpoint pool: identity pinned before any check, retries on another endpoint,
 // take-out, least-loaded dispatch under per-endpoint caps, and a manifest that does not depend on
 // the number of endpoints. Every endpoint is a real Ollama-like stand-in on 127.0.0.1.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -360,6 +360,45 @@ describe("faults", () => {
     expect(run.stderr).toContain(`taken out of the pool after ${TAKE_OUT_AFTER} consecutive failures (unavailable); no endpoint is left`);
     expect(run.stderr).toContain("stopped sending checks");
     expect(a.chatRequests().length + b.chatRequests().length).toBeLessThanOrEqual(2 * TAKE_OUT_AFTER);
+  });
+});
+
+describe("the endpoint log on standard error", () => {
+  /** The endpoint log's lines among a run's stderr: each a JSON object on a line of its own. */
+  const stderrLog = (stderr: string) =>
+    stderr
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it("--endpoint-log - writes one line per attempt to the command's stderr, leaves stdout to the verdict and creates no file", async () => {
+    const a = await standIn();
+    const run = await runCli(["check", "--text", "An ordinary sentence about tea.", "--timeout", "5", ...endpointArgs(a.url), "--endpoint-log", "-"], {
+      cwd: dir,
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ safe: true });
+    const log = stderrLog(run.stderr);
+    expect(log.map((line) => [line["check"], line["attempt"], line["endpoint"], line["outcome"]])).toEqual([[1, 1, a.url, "ok"]]);
+    expect(existsSync(join(dir, "-"))).toBe(false);
+  });
+
+  it("--endpoint-log /dev/stderr is the same stream, not a symlink to refuse", async () => {
+    const a = await standIn();
+    const run = await runCli(["screen", writeInput(2), "--timeout", "5", ...endpointArgs(a.url), "--endpoint-log", "/dev/stderr"], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain("symbolic link");
+    expect(stderrLog(run.stderr).filter((line) => line["outcome"] === "ok").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("any other symlink is still refused before the first check", async () => {
+    const a = await standIn();
+    symlinkSync(join(dir, "elsewhere.jsonl"), join(dir, "link.jsonl"));
+    const run = await runCli(["check", "--text", "hi", ...endpointArgs(a.url), "--endpoint-log", "link.jsonl"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("error: --endpoint-log: link.jsonl is a symbolic link (never followed)\n");
+    expect(anyChat(a)).toBe(0);
+    expect(existsSync(join(dir, "elsewhere.jsonl"))).toBe(false);
   });
 });
 

@@ -102,6 +102,29 @@ describe("a canary server that does not answer", () => {
   });
 });
 
+describe("a canary server whose model list cannot be read while its chats answer", () => {
+  const problem = (url: string) =>
+    `warning: canary at ${url} answered, but not with a model list, so it may not be the server --ollama-url should name; fix: point --ollama-url at it\n`;
+
+  it("check screens the text as before and says so on stderr once, never echoing the server's body", async () => {
+    ollama.setRouteFault("/api/tags", { fault: "status", status: 500, body: "tags-body-SECRET" });
+    const run = await runCli(["check", "--ollama-url", ollama.url], { stdin: "What is the capital of France?\n" });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ safe: true, degraded: false });
+    expect(run.stderr).toBe(problem(ollama.url));
+    expect(ollama.chatRequests()).toHaveLength(1);
+  });
+
+  it("screen checks every item as before and says so on stderr once, never echoing the server's body", async () => {
+    ollama.setRouteFault("/api/tags", { fault: "status", status: 500, body: "tags-body-SECRET" });
+    const run = await runCli(["screen", "--ollama-url", ollama.url], { stdin: batch });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ total: 3, counts: { pass: 3, degraded: 0 } });
+    expect(run.stderr.split("\n").filter((line) => line.startsWith("warning:"))).toEqual([problem(ollama.url).trimEnd()]);
+    expect(run.stderr).not.toContain("SECRET");
+  });
+});
+
 describe("a model removed while a run goes on", () => {
   it("Ollama's 404 'model not found' on a check is coverage_reason model_not_found, and the warning says to pull it", async () => {
     const removed = { fault: "status" as const, status: 404, body: JSON.stringify({ error: "model 'qwen2.5:1.5b' not found" }) };
