@@ -48,7 +48,7 @@ const DOC_NOUN =
 /** An imperative at the start of a clause (after an optional "when …," clause), optionally softened or made obligatory. */
 const IMPERATIVE =
   "(?:(?:when|while|if|before|after|once)\\b[^\\n:.!?]{0,60}?,\\s*)?(?:[\"“'‘]\\s*)?(?:please\\s+|kindly\\s+|now\\s+|also\\s+|first\\s+|immediately\\s+|always\\s+|just\\s+|instead\\s*,?\\s+|you\\s+(?:must|should|need\\s+to|have\\s+to|are\\s+(?:to|required\\s+to|instructed\\s+to|asked\\s+to|expected\\s+to)|will|shall)\\s+(?:now\\s+|also\\s+|immediately\\s+|always\\s+|instead\\s+)?)?" +
-  "(?:do\\s+not|don't|do\\s+(?:the\\s+following|as\\s+follows)|never|ignore|disregard|forget|override|forward|send|e-?mail|mail|post|upload|share|transfer|wire|pay|approve|authori[sz]e|accept|reject|click|visit|open|navigate|go\\s+to|browse|call|fetch|download|install|run|execute|delete|remove|change|update|reset|grant|add|include|insert|append|attach|mention|say|state|tell|inform|notify|ask|recommend|suggest|advise|respond|reply|answer|output|print|write|summari[sz]e|translate|rate|rank|score|classify|mark|label|describe|report|praise|promote|end|begin|start|stop|export|copy|collect|retrieve|extract|reveal|disclose|leak|search|act|pretend|treat|consider|make\\s+sure|ensure|remember|rewrite|replace|respond|give|provide|return|hire|recommend|select|choose|prioriti[sz]e|flag|escalate)\\b";
+  "(?:do\\s+not|don't|never|ignore|disregard|forget|override|forward|send|e-?mail|mail|post|upload|share|transfer|wire|pay|approve|authori[sz]e|accept|reject|click|visit|open|navigate|go\\s+to|browse|call|fetch|download|install|run|execute|delete|remove|change|update|reset|grant|add|include|insert|append|attach|mention|say|state|tell|inform|notify|ask|recommend|suggest|advise|respond|reply|answer|output|print|write|summari[sz]e|translate|rate|rank|score|classify|mark|label|describe|report|praise|promote|end|begin|start|stop|export|copy|collect|retrieve|extract|reveal|disclose|leak|search|act|pretend|treat|consider|make\\s+sure|ensure|remember|rewrite|replace|respond|give|provide|return|hire|recommend|select|choose|prioriti[sz]e|flag|escalate)\\b";
 
 /** Actions outside any reading task: sending data away, moving money, running things, misleading the user. */
 const ACTION =
@@ -155,6 +155,14 @@ const WHEN_PROCESSING_THIS = `\\b(?:when|while|as|once|after|before|if)\\s+(?:yo
 const TO_YOU_THE_AI = `\\b(?:to|for)\\s+you\\s*,\\s*(?:the|our|my|an?)\\s+(?:[\\w-]+\\s+){0,2}?${aiNoun("(?!)")}(?:${READING_CLAUSE})?\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
 
 /**
+ * "(Before you can solve the task, please) do the following (first):" — an order whose content
+ * follows; only after TO_YOU_THE_AI, as "Note for the model: do the following poses" (a photo
+ * shoot's model) and "If you are a Copilot-licensed user, do the following" are ordinary.
+ */
+const DO_AS_FOLLOWS =
+  "(?:(?:when|while|if|before|after|once)\\b[^\\n:.!?]{0,60}?,\\s*)?(?:please\\s+|kindly\\s+|first\\s+)?do\\s+(?:the\\s+following|as\\s+follows)\\b";
+
+/**
  * "Dear model," / "Hey AI —" / "Dear browsing agent,": a vocative to an AI reader named by its
  * kind; only outside-task actions follow. Not an assistant's own name ("Hi ChatGPT, please email my
  * boss", "Hey Copilot, run the tests" are how users ask their assistant), not a bare "agent" or
@@ -170,6 +178,17 @@ const DEAR_AI =
 const AI_WORD =
   /\b(?:AI|A\.I\.|LLMs?|(?:large\s+)?language\s+models?|chat\s?bots?|GPT(?:-?\d[\w.]*)?|ChatGPT|Claude|Gemini|Copilot|AI\s+(?:assistants?|agents?|models?|systems?))\b(?!\s+(?:teams?|groups?|labs?|department|researchers?|engineers?|company|startups?|projects?|course|class|conference|polic(?:y|ies)|act|strategy|ethics)\b)/;
 
+/**
+ * An AI addressed (AI_WORD): greeted ("Hi GPT-4o", "Dear chatbot"), named beside "you" ("to you,
+ * the AI language model"), or opening a sentence or line as its addressee ("Claude: …", "Model, …").
+ */
+const ADDRESSED_AI = new RegExp(
+  `(?:\\b(?:hi|hey|hello|dear|attention|attn|note\\s+(?:to|for))\\s+(?:the\\s+|an?\\s+|my\\s+)?(?:[\\w-]+\\s+)?${AI_WORD.source}` +
+    `|\\byou\\s*,\\s*(?:the|our|my|an?)\\s+(?:[\\w-]+\\s+){0,2}?${AI_WORD.source}` +
+    `|(?:^|[.!?]\\s+|\\n\\s*)${AI_WORD.source}\\s*[:,])`,
+  "i",
+);
+
 // ---- the rules -------------------------------------------------------------------------------
 
 /** The indirect-injection rules, appended to the built-in rule table by rules.ts; the tool-abuse rules (tool-abuse.ts) close the list. */
@@ -177,7 +196,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // Text addressed to an AI reader inside data, followed by an imperative.
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
-    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${TO_YOU_THE_AI}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${WHEN_PROCESSING_THIS}${ACTION}|${DEAR_AI}${ACTION}`,
+    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${TO_YOU_THE_AI}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${TO_YOU_THE_AI}\\s*${DO_AS_FOLLOWS}|${WHEN_PROCESSING_THIS}${ACTION}|${DEAR_AI}${ACTION}`,
   ),
   // An instruction that asks to be kept from the person the reader answers: "do not mention these
   // instructions to the user", "never reveal this directive in your reply". Held only with the
@@ -219,12 +238,12 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       `|\\bif\\s+(?:you\\s+are|you're)\\s+(?:told|asked|instructed|requested)\\s+to\\s+(?:summari[sz]e|translate|answer|analy[sz]e|review|classify|describe)\\b${GAP(80)}[,;:]\\s*(?:instead|rather|also|make\\s+sure|ensure|you\\s+must|always|just|only|first|please|include|add|output|print|say|tell|respond|reply)\\b`,
   ),
   // "Before you can solve the task that I gave you, please …": the reader's assigned task put off
-  // for another. Held only with an AI named before it (AI_WORD): a manager writes the same to a
-  // person, and "… email the report to the AI team" after it names no reader.
+  // for another. Held only when an AI was addressed before it (ADDRESSED_AI): a manager writes the
+  // same to a person, also in a mail that mentions ChatGPT or the Copilot licences in passing.
   rule(
     L.TASK_HIJACK,
     "\\bbefore\\s+(?:you\\s+)?(?:can\\s+|could\\s+|may\\s+)?(?:solve|complete|finish|do|start|answer|perform|work\\s+on|continue\\s+with|proceed\\s+with|carry\\s+out|get\\s+(?:back\\s+)?to)\\s+(?:the|your|this|my)\\s+(?:original\\s+|current\\s+|actual\\s+|real\\s+|main\\s+|assigned\\s+)?(?:task|request|assignment|job)\\s+(?:that\\s+|which\\s+)?(?:I|the\\s+user|your\\s+user|you\\s+were|you['’]ve\\s+been|you\\s+have\\s+been)\\s+(?:gave|give|assigned|set|given|asked)\\b",
-    { accept: (m) => AI_WORD.test(m.input.slice(Math.max(0, m.index - 300), m.index)) },
+    { accept: (m) => ADDRESSED_AI.test(m.input.slice(Math.max(0, m.index - 300), m.index)) },
   ),
   // The reader's own output altered: something planted in it, or its text transformed.
   rule(

@@ -32,11 +32,14 @@ const LEET: ReadonlyMap<string, string> = new Map(["0o", "1i", "3e", "4a", "5s",
 const LEET_TOKEN = /[A-Za-z0-9@$]*[A-Za-z][A-Za-z0-9@$]*/g;
 const HAS_LEET = /[0-9@$]/;
 const LEET_HINT = /[A-Za-z][0-9@$]|[0-9@$][A-Za-z]/;
-// Three or more single letters, each after the same separator: a space ("i g n o r e"), or a
-// hyphen, dot, asterisk, slash or bar with a space on either side or none ("I-G-N-O-R-E",
-// "I. G. N. O. R. E"). The separator must repeat exactly, so "i.e. a" stays as written.
-const SPACED_HINT = /(?<![A-Za-z0-9])[A-Za-z](?: | ?[-.*/|] ?)[A-Za-z](?: | ?[-.*/|] ?)[A-Za-z](?![A-Za-z0-9])/;
-const SPACED_LETTERS = /(?<![A-Za-z0-9])[A-Za-z]( | ?[-.*/|] ?)[A-Za-z](?:\1[A-Za-z])+(?![A-Za-z0-9])/g;
+// Three or more single letters, each after the same separator: one or two spaces ("i g n o r e"),
+// or a hyphen, dot, asterisk, slash, bar, tilde, plus, colon, comma or middle dot, doubled or not,
+// with a space on either side or none ("I-G-N-O-R-E", "I. G. N. O. R. E", "I--G--N"). The
+// separator must repeat exactly, so "i.e. a" stays as written. (An underscore joins them too: the
+// identifier step before turns "I_G_N_O_R_E" into spaced letters, which this step then joins.)
+const SEPARATOR = "(?: {1,2}| ?[-.*/|~+:,·•]{1,2} ?)";
+const SPACED_HINT = new RegExp(`(?<![A-Za-z0-9])[A-Za-z]${SEPARATOR}[A-Za-z]${SEPARATOR}[A-Za-z](?![A-Za-z0-9])`);
+const SPACED_LETTERS = new RegExp(`(?<![A-Za-z0-9])[A-Za-z](${SEPARATOR})[A-Za-z](?:\\1[A-Za-z])+(?![A-Za-z0-9])`, "g");
 const NOT_A_LETTER = /[^A-Za-z]/g;
 // snake_case / SCREAMING_SNAKE / kebab-free camelCase joins between letters.
 const IDENTIFIER_HINT = /[A-Za-z0-9]_[A-Za-z]|[a-z][A-Z][a-z]/;
@@ -58,14 +61,21 @@ const DEOBFUSCATION: ReadonlyArray<{ readonly hint: RegExp; readonly passes: Rea
   { hint: SPACED_HINT, passes: [[SPACED_LETTERS, (run) => run.replace(NOT_A_LETTER, "")]] },
 ];
 
-/** `view` after the passes whose hint `folded` holds, each applied with `replace`; null when it holds none. */
-function deobfuscate<T>(folded: string, view: T, replace: (view: T, re: RegExp, by: (match: string) => string) => T): T | null {
-  // Cheap pre-tests: most text has none of the shapes, and the passes are not free.
-  const steps = DEOBFUSCATION.filter((step) => step.hint.test(folded));
-  if (steps.length === 0) return null;
+/**
+ * `view` after the passes whose hint its text holds when their turn comes (so a step sees what the
+ * steps before it made: snake_case undone into spaced letters), each applied with `replace`; null
+ * when no step ran.
+ */
+function deobfuscate<T>(view: T, textOf: (view: T) => string, replace: (view: T, re: RegExp, by: (match: string) => string) => T): T | null {
   let out = view;
-  for (const { passes } of steps) for (const [re, by] of passes) out = replace(out, re, by);
-  return out;
+  let ran = false;
+  for (const { hint, passes } of DEOBFUSCATION) {
+    // Cheap pre-tests: most text has none of the shapes, and the passes are not free.
+    if (!hint.test(textOf(out))) continue;
+    ran = true;
+    for (const [re, by] of passes) out = replace(out, re, by);
+  }
+  return ran ? out : null;
 }
 
 /**
@@ -73,7 +83,11 @@ function deobfuscate<T>(folded: string, view: T, replace: (view: T, re: RegExp, 
  * when that changes nothing (so callers can skip a redundant pass).
  */
 export function deobfuscatedView(folded: string): string | null {
-  const out = deobfuscate(folded, folded, (text, re, by) => text.replace(re, by));
+  const out = deobfuscate(
+    folded,
+    (text) => text,
+    (text, re, by) => text.replace(re, by),
+  );
   return out === folded ? null : out;
 }
 
@@ -223,6 +237,6 @@ function mappedReplace(view: MappedView, re: RegExp, replace: (match: string) =>
 export function mappedDeobfuscatedView(folded: MappedView): MappedView | null {
   const expected = deobfuscatedView(folded.text);
   if (expected === null) return null;
-  const view = deobfuscate(folded.text, folded, mappedReplace) ?? folded;
+  const view = deobfuscate(folded, (mapped) => mapped.text, mappedReplace) ?? folded;
   return view.text === expected ? view : wholeTextMap(expected, folded.length);
 }

@@ -86,7 +86,7 @@ const WEAK_OVERRIDE_VERB = "(?:skip|drop|discard|abandon|neglect|dismiss|set\\s+
 const IN_A_PLACE = "(?!\\s+(?:in|from|on|of|at|inside|within)\\s+(?:the|this|that|these|those|our|a|an|each|every)\\b)";
 const EARLIER = "(?:previous|prior|above|earlier|preceding|foregoing|initial|original|old|existing|former)";
 const INSTRUCTION_NOUN =
-  "(?:instructions?|directives?|directions|rules|guidelines|prompts?|commands|guidance|programming|constraints|context|orders|polic(?:y|ies)|restrictions|safeguards|guardrails|training|inputs)";
+  "(?:instructions?|directives?|directions|rules|guidelines|prompts?|commands|guidance|programming|constraints|context|orders|polic(?:y|ies)|restrictions|safeguards|guardrails|training)";
 const OWNED_INSTRUCTION_NOUN =
   "(?:instructions?|directives?|rules|guidelines|system\\s+prompt|prompts?|programming|guardrails|safeguards|restrictions|polic(?:y|ies)|training|filters)";
 // "attackers can ignore previous instructions" reports an attack, and a phrase quoted after a
@@ -168,31 +168,56 @@ const PROMPT_OBJECT =
 const STRONG_MODE =
   "(?:developer|dev|god|sudo|admin|administrator|root|superuser|unrestricted|unfiltered|uncensored|jailbreak|jailbroken|privileged|elevated|DAN|evil|chaos|no[\\s-]?limits?)";
 const WEAK_MODE = "(?:debug|debugging|maintenance|diagnostic|test|testing|override|bypass|raw)";
-/** Modes that only a jailbreak announces (no device or product has them). */
+/** Modes a jailbreak announces; only jailbreak, jailbroken and DAN are no game's or device's too. */
 const JAILBREAK_MODE = "(?:god|sudo|unrestricted|unfiltered|uncensored|jailbreak|jailbroken|DAN|evil|chaos|no[\\s-]?limits?)";
-/** An AI or its prompts named near a mode ("Tablets stay in Kiosk Mode, with no restrictions" names neither). */
+/** An AI or its prompts named near a mode ("Tablets stay in Kiosk Mode" names neither). */
 const MODE_AI_WORD = /\b(?:ChatGPT|GPT[\w.-]*|OpenAI|AI|LLMs?|chatbots?|language\s+models?|prompts?|Claude|Gemini|Bard)\b/;
-/** Signs near a mode given to an AI that the mode is a way around its limits. */
+/**
+ * Signs that a mode lifts an AI's limits. Not "no limits" or "any kind of content" alone, which
+ * product pages say of usage quotas and drafting ("no limits on daily voice usage"), and not a
+ * content policy merely named ("JSON mode does not change the content policy").
+ */
 const MODE_JAILBREAK_SIGN =
-  /\b(?:uncensored|unfiltered|unrestricted|no\s+(?:restrictions|limits|limitations|filters|censorship)|without\s+(?:any\s+)?(?:restrictions|limits|limitations|filters|censorship)|content\s+polic(?:y|ies)|(?:polic(?:y|ies)|rules|guidelines)\s+(?:have|has)\s+been\s+(?:replaced|removed|lifted|suspended|disabled)|any\s+kind\s+of\s+content|(?:never|not|won['’]t|cannot|can['’]t)\s+refuse)\b/i;
+  /\b(?:uncensored|unfiltered|unrestricted|no\s+(?:restrictions|filters|censorship)|without\s+(?:any\s+)?(?:restrictions|filters|censorship)|(?:ignor\w*|bypass\w*|disregard\w*)\s+(?:all\s+)?(?:of\s+)?(?:\w+['’]s?\s+)?(?:content\s+)?polic(?:y|ies)|(?:polic(?:y|ies)|rules|guidelines)\s+(?:have|has)\s+been\s+(?:replaced|removed|lifted|suspended|disabled)|(?:never|not|won['’]t|cannot|can['’]t)\s+refus(?:e|es|ing)|never\s+refuses?)\b/i;
+/** A verb that reports what a prompt tells a model ("the prompt tells ChatGPT that it is now …"), earlier in the same sentence. */
+const REPORTED_IN_SENTENCE =
+  /\b(?:tells?|told|telling|claims?|claimed|claiming|says|said|convinces?|convinced|asks?|asked|instructs?|instructed)\b(?!\s+(?:you|u)\b)[^.!?\n]{0,120}$/i;
+/** The text of match `m`'s sentence before it (at most 200 characters). */
+function sentenceBefore(m: RegExpExecArray): string {
+  const before = m.input.slice(Math.max(0, m.index - 200), m.index);
+  return before.slice(Math.max(before.lastIndexOf("."), before.lastIndexOf("!"), before.lastIndexOf("?"), before.lastIndexOf("\n")) + 1);
+}
+/** Whether an AI word and a sign that the mode lifts its limits are within 400 characters of mode match `m`. */
+function modeLiftsLimits(m: RegExpExecArray): boolean {
+  const near = m.input.slice(Math.max(0, m.index - 400), m.index + m[0].length + 400);
+  return MODE_JAILBREAK_SIGN.test(near) && MODE_AI_WORD.test(near);
+}
 const NOT_HOW_TO = "(?<!\\bhow\\s+(?:do|can|could|would|should)\\s+(?:I|we|you|one)\\s+|\\bhow\\s+to\\s+|\\bhow\\s+I\\s+can\\s+)";
 const DEVICE_CONTEXT =
   "(?!\\s+(?:on|in|for)\\s+(?:your\\s+|my\\s+|the\\s+|an?\\s+)?(?:[\\w-]+\\s+)?(?:android|iphone|ios|phone|device|chrome|firefox|edge|browser|windows|mac|macos|pc|laptop|tablet|xbox|playstation|console|settings|extensions?|app|router)\\b)";
 
-// Other languages: override verb + all/your/previous + instructions (FR, ES, DE, IT, PT, ZH, RU;
-// since rules version 9 also NL, PL, CS, SK, HR/SR/BS, SV, NO/DA, ID/MS, RO); a negation right
-// before the verb ("n'oubliez pas les instructions", "nie zapomnij") or right after it ("vergeet
-// niet alle instructies te lezen", "glöm inte …") is not an override.
-const ML_VERB =
-  "(?:ignor(?:e|ez|a|ar|ieren|iere|ate|eer|uj|ujte|iraj|irajte|iši|išite|isi|isite|era|ă|ați|aţi)|zignoruj|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|vergeet|dimentica|esque[çc]a|zapomnij|zapomni(?:jcie)?|zapome[ňn](?:te)?|zabudni(?:te)?|zaboravi(?:te)?|gl[öo]m|glem|abaikan|lupakan|uit[ăa]|uita[țţt]i|negeer)";
-/** A negation right after ML_VERB ("vergeet niet", "glöm inte", "vergiss nicht"): a reminder, not an override. */
-const ML_NEGATED_AFTER = "(?!\\s+(?:niet|nicht|pas|inte|ikke|not)(?!\\p{L}))";
+// Other languages: override verb + all/your/previous + instructions (FR, ES, DE, IT, PT, ZH, RU);
+// a negation right before the verb ("n'oubliez pas les instructions") is not an override.
+const ML_VERB = "(?:ignor(?:e|ez|a|ar|ieren|iere|ate)|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|dimentica|esque[çc]a)";
 const ML_OWNER =
-  "(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales|obigen|vorangehenden|vorangegangenen|vorigen|früheren|ci-dessus|anteriori|previos|acima|sopra" +
-  "|vorige|eerdere|bovenstaande|jouw|wszystkie|wszystkich|poprzednie|poprzednich|wcześniejsze|twoje|všechny|všetky|předchozí|predchádzajúce|sve|prethodne|ranije|svoje|tvoje|alla|tidigare|dina|tidligere|dine|semua|seluruh|toate|anterioare)";
+  "(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales|obigen|vorangehenden|vorangegangenen|vorigen|früheren|ci-dessus|anteriori|previos|acima|sopra)";
 const ML_NOUN =
-  "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras|Befehle|Aufgaben|Aufträge|Vorgaben|commandes|órdenes|ordenes|comandos|comandi|indicaciones|indicazioni" +
-  "|instructies|regels|opdrachten|aanwijzingen|instrukcje|instrukcji|polecenia|poleceń|zasady|reguły|instrukce|inštrukcie|pokyny|pravidla|pravidlá|instrukcije|upute|uputstva|pravila|naredbe|instruktioner|instruksjoner|regler|anvisningar|instruksi|perintah|aturan|petunjuk|instrucțiunile|instrucţiunile|instrucțiuni|instrucţiuni|instructiunile|regulile|reguli)";
+  "(?:instructions?|instrucciones|instruções|instrucoes|Anweisungen|Instruktionen|istruzioni|consignes|règles|reglas|Regeln|regole|regras|Befehle|Aufgaben|Aufträge|Vorgaben|commandes|órdenes|ordenes|comandos|comandi|indicaciones|indicazioni)";
+// Rules version 9, the same classes in NL, PL, CS, SK, HR/SR/BS, SV, NO/DA, ID/MS and RO, kept
+// apart from the languages above so an English verb never pairs with these owners ("ignore SVE
+// instructions", "ignore Dina's instructions", "penne alla vodka instructions"). A reminder is no
+// override: a negation up to two words before the verb ("nie zapomnij", "jangan pernah abaikan",
+// "nu trebuie să ignorați") or right after it, a word between allowed ("vergeet ook niet alle
+// instructies te lezen", "glöm aldrig …", "glem heller ikke …").
+const ML2_VERB =
+  "(?:negeer|vergeet|zignoruj|ignoruj(?:cie)?|zapomnij(?:cie)?|zapome[ňn](?:te)?|zabudni(?:te)?|ignoriraj(?:te)?|igno?ri[šs]i(?:te)?|zaboravi(?:te)?|zanemari(?:te)?|ignorera|gl[öo]m|glem|abaikan|lupakan|ignor[ăa]|ignora[țţt]i|uit[ăa]|uita[țţt]i)";
+const ML2_OWNER =
+  "(?:alle|al|je|jouw|uw|vorige|eerdere|voorgaande|bovenstaande|wszystkie|wszystkich|poprzednie|poprzednich|dotychczasowe|wcześniejsze|twoje|swoje|všechny|všetky|předchozí|predchádzajúce|sve|prethodne|ranije|svoje|tvoje|alla|tidigare|dina|tidligere|dine|semua|seluruh|toate|anterioare)";
+const ML2_NOUN =
+  "(?:instructies|regels|opdrachten|aanwijzingen|instrukcje|instrukcji|polecenia|poleceń|zasady|reguły|instrukce|inštrukcie|pokyny|pravidla|pravidlá|instrukcije|upute|uputstva|pravila|naredbe|instruktioner|instruksjoner|regler|anvisningar|instruksi|perintah|aturan|petunjuk|arahan|instrucțiunile|instrucţiunile|instrucțiuni|instrucţiuni|instructiunile|regulile|reguli)";
+const ML2_NEGATION = "(?:nie|ne|nemoj|nemojte|niet|nooit|inte|aldrig|ikke|aldri|jangan|tidak|nu)";
+/** ML2_VERB not a reminder (see above). */
+const ML2_OVERRIDE = `(?<!\\p{L})${ML2_VERB}(?!\\p{L})(?!\\s+(?:\\p{L}+\\s+)?(?:niet|nooit|inte|aldrig|ikke|aldri|heller\\s+inte|heller\\s+ikke)(?!\\p{L}))(?<!(?<!\\p{L})${ML2_NEGATION}\\s+(?:\\p{L}+\\s+){0,2}${ML2_VERB})`;
 const ZH_VERB = "(?:忽略|无视|忽视|無視|忽視|忘记|忘記)";
 // A quotation introduced as an example ("instructions such as „Ignore all previous …“") is mentioned, not issued.
 const QUOTED_AFTER =
@@ -316,7 +341,8 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   ),
   rule(
     L.INSTRUCTION_OVERRIDE,
-    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})${ML_NEGATED_AFTER}(?<!(?:não|nao|no|non|ne|nicht|nie|nu|jangan|nemoj|nemojte|niet)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
+    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
+      `|${ML2_OVERRIDE}${GAP(30)}(?<!\\p{L})${ML2_OWNER}(?!\\p{L})${GAP(30)}${ML2_NOUN}` +
       `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB}|${ZH_TOLD}${ZH_VERB})${JA_TOLD_AFTER}[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
       `|${RU_VERB}(?<!не\\s+${RU_VERB})[^\\n.!?]{0,50}(?:инструкци|указани|правил)`,
     { scope: "script", flags: "iu" },
@@ -373,31 +399,27 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
       `|\\b(?:you\\s+are|you're)\\s+(?:now\\s+)?(?:operating\\s+|running\\s+)?in\\s+(?:the\\s+|a\\s+)?(?:[\\w-]+\\s+)?${WEAK_MODE}\\s+mode\\b` +
       "|\\bsudo\\b[^\\n]{0,60}?(?:--?|\\b)(?:no-?safety|unfiltered|unrestricted|jailbreak|disable[-_]?safety|ignore[-_]?rules)\\b",
   ),
-  // Row 10, other shapes: a jailbreak's mode announced as a status line of its own ("SUDO MODE
-  // ON", "God mode: enabled"); developer, debug and admin modes are left out, which a device or
-  // product manual announces the same way.
+  // Row 10, other shapes: a mode announced as a status line of its own ("SUDO MODE ON", "GOD MODE:
+  // ENABLED", "[Jailbreak mode activated]"). Only a jailbreak's own name holds alone; god, sudo,
+  // chaos, evil, unfiltered and the like are also a game's, a sensor's or a website's modes, and
+  // hold only beside an AI word and a sign that the mode lifts its limits (MODE_JAILBREAK_SIGN).
   rule(
     L.PRIVILEGE_MODE,
-    `^[ \\t]*(?:[#>*\\[(|-]+[ \\t]*)?${JAILBREAK_MODE}[ \\t]+mode[ \\t]*(?:[:=-][ \\t]*|is[ \\t]+(?:now[ \\t]+)?|now[ \\t]+)?(?:on|enabled|activated|engaged|unlocked)\\b[ \\t]*[!.\\])*|]*[ \\t]*$`,
-    { flags: "im" },
+    `^[ \\t]*(?:[#>*\\[(|-]+[ \\t]*)?(${JAILBREAK_MODE})[ \\t]+mode[ \\t]*(?:[:=-][ \\t]*|is[ \\t]+(?:now[ \\t]+)?|now[ \\t]+)?(?:on|enabled|activated|engaged|unlocked)\\b[ \\t!.\\])*|]*$`,
+    { flags: "im", accept: (m) => /^(?:jailbreak|jailbroken|DAN)$/i.test(m[1] as string) || modeLiftsLimits(m) },
   ),
-  // Row 10, other shapes: a mode given to an AI or a persona ("ChatGPT with Developer Mode enabled",
-  // "simulate JEEVES Mode", "stay in APOPHIS Mode"), held only with a sign near it that the mode
-  // is a way around the AI's limits (MODE_JAILBREAK_SIGN): "the model with JSON mode enabled" and
-  // "stay in insert mode" are product manuals. A mode stayed in or simulated has a capitalised
-  // name, as a persona's has ("remain in normal mode" is an editor's), and an AI or its prompts
-  // are named near it (MODE_AI_WORD: a kiosk's manual names neither). Not in reported speech
-  // ("attackers ask the model to simulate …").
+  // Row 10, other shapes: a mode given to an AI ("ChatGPT with Developer Mode enabled") or ordered
+  // of the reader at the start of a sentence ("Simulate JEEVES Mode.", "Please stay in APOPHIS
+  // Mode"), held only with an AI word and a sign that the mode lifts the AI's limits near it
+  // (modeLiftsLimits): "the model with JSON mode enabled", "Stay in INSERT mode" and "Students stay
+  // in Kiosk Mode" are manuals. A mode ordered so has a capitalised name, as a persona's has
+  // ("remain in normal mode" is an editor's). Not in reported speech ("attackers ask ChatGPT to
+  // simulate …", which is not a sentence's start either).
   rule(
     L.PRIVILEGE_MODE,
-    `\\b(?:(?:ChatGPT|GPT(?:-?\\d[\\w.]*)?|AI|LLM|Claude|Gemini|Bard|assistant|model|chatbot|bot|you)\\s+(?:with|in)\\s+(?:the\\s+|a\\s+)?(?:[\\w-]+\\s+){1,2}?mode\\s+(?:enabled|activated|turned\\s+on|on|unlocked|engaged)` +
-      `|(?<!\\b${REPORTED_CAUSE}\\s+(?:${THIRD_PARTY}|ChatGPT|GPT(?:-?\\d[\\w.]*)?|Claude|Gemini|Bard)\\s+to\\s+)(?:simulate|emulate|stay\\s+in|remain\\s+in|while\\s+in|respond\\s+in|answer\\s+in|reply\\s+in)\\s+(?:the\\s+)?([\\w-]+\\s+(?:[\\w-]+\\s+)?)mode)\\b`,
-    {
-      accept: (m) => {
-        const near = m.input.slice(Math.max(0, m.index - 400), m.index + m[0].length + 400);
-        return (m[1] === undefined || /^[A-Z]/.test(m[1])) && MODE_JAILBREAK_SIGN.test(near) && MODE_AI_WORD.test(near) && !citedSpecimen(m);
-      },
-    },
+    `\\b(?:(?:ChatGPT|GPT(?:-?\\d[\\w.]*)?|AI|LLM|Claude|Gemini|Bard|assistant|model|chatbot|bot|you)\\s+(?:with|in)\\s+(?:the\\s+|a\\s+)?(?:[\\w-]+\\s+){1,2}?mode\\s+(?:enabled|activated|turned\\s+on|switched\\s+on|on|unlocked|engaged)\\b` +
+      `|(?:^|[.!?:]\\s+|\\n\\s*)(?:(?:please|now|always|from\\s+now\\s+on,?)\\s+|you\\s+(?:must|will|shall|should|are\\s+to)\\s+(?:now\\s+|always\\s+)?)?(?:simulate|emulate|stay\\s+in|remain\\s+in|enter|operate\\s+in)\\s+(?:the\\s+)?([\\w-]+\\s+(?:[\\w-]+\\s+)?)mode\\b)`,
+    { accept: (m) => (m[1] === undefined || /^[A-Z]/.test(m[1])) && modeLiftsLimits(m) && !citedSpecimen(m) && !REPORTED_IN_SENTENCE.test(sentenceBefore(m)) },
   ),
   // Row 11: hypothetical framing + "you" + no restrictions.
   rule(
@@ -501,12 +523,11 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     L.INSTRUCTION_OVERRIDE,
     `\\b${EARLIER}\\s+(?:[\\w-]+\\s+)?${INSTRUCTION_NOUN}\\s+(?:(?:no\\s+longer|don't|do\\s+not|does\\s+not|doesn't)\\s+apply|(?:are|is)\\s+(?:now\\s+)?(?:void|null|cancel+ed|revoked|obsolete|rescinded|suspended|lifted|superseded|overridden|replaced))\\b` +
       `|\\b(?:stop|cease|quit|no\\s+longer)\\s+(?:following|obeying|adhering\\s+to|complying\\s+with|applying)\\s+(?:any\\s+of\\s+|all\\s+(?:of\\s+)?)?(?:your|the|these|those|any|all)\\s+(?:[\\w-]+\\s+)?${OWNED_INSTRUCTION_NOUN}\\b` +
-      `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)${NOT_A_SUBJECT_TAUGHT}|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point))` +
-      // A few words between ("ignore everything to your core before this."), when the sentence
-      // ends there and they are not the reader's own past: "forget everything you learned before
-      // this." is a course's opening, "… before this course" goes on, and "ignore everything in the
-      // output above" is a tutorial's.
-      `|(?:(?!you\\b)[\\w'’-]+\\s+){1,5}?(?:before|prior\\s+to)\\s+this(?=\\s*(?:[.!:;\\])]|$)))`,
+      `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)${NOT_A_SUBJECT_TAUGHT}|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point)))` +
+      // Earlier inputs overridden by an order at the start of a sentence or a bracket ("[IGNORE
+      // PRIOR INPUTS]", "Please disregard all previous inputs and …"); "the form will ignore all
+      // previous inputs" and "set the receiver to ignore all prior inputs" describe devices.
+      `|(?:^|[.!?:\\[(]\\s*|\\n\\s*)(?:please\\s+|now\\s+|just\\s+)?(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+)?(?:of\\s+)?(?:the\\s+|your\\s+|my\\s+)?${EARLIER}\\s+inputs\\b`,
   ),
   // Refusal suppression: an order never to say a quoted refusal ("I can't", "I'm sorry", "as an
   // AI"; a style guide's "do not use 'sorry' as a filler" names none). A customer-service guide's
