@@ -19,7 +19,7 @@ import { buildHeader, resolveOptions, type EvalOptions, type ResolvedEval } from
 import { jsonlLine, resultLine } from "./records.js";
 import { renderReport } from "./report.js";
 import { scoreException, scoreVerdict, type CaseScore } from "./score.js";
-import { checkOutputPath, nodeEvalFs, openFileSink, removeEarlierOutput, writeFileAtomically } from "./sink.js";
+import { checkOutputPath, nodeEvalFs, openFileSink, refuseToReplaceNonReport, removeEarlierOutput, writeFileAtomically } from "./sink.js";
 import { summarize, type EvalSummary, type ScoredCase } from "./summary.js";
 
 const WARMUP_TEXT = "Hello.";
@@ -132,6 +132,7 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   const report = options.report ? resolve(cwd, options.report) : null;
   await checkOutputPath("--output", output);
   if (report !== null) await checkOutputPath("--report", report);
+  if (report !== null) await refuseToReplaceNonReport("--report", report);
   const loaded = await loadCorpora(options.corpus, { cwd });
   const ids = options.idsFile ? await loadIdsFile(options.idsFile, { cwd }) : null;
   const cases = selectCases(loaded, ids);
@@ -155,11 +156,19 @@ export async function runEval(options: EvalOptions): Promise<EvalSummary> {
   if (r.warmup) await beforeStart(pipeline.check(WARMUP_TEXT));
   const header = await beforeStart(buildHeader(r, pipeline, cases, loaded, ids ? { path: ids.path, sha256: ids.sha256 } : null, options, clock(), served));
 
-  // The record is about to be truncated: an earlier run's report goes first, so that no report is
-  // ever left beside a record of another run, whether this run completes, is interrupted, fails
-  // on a full disk or is killed (removed before the truncation, so a failure here leaves both).
-  if (report !== null) await removeEarlierOutput("--report", report, fs);
+  // Once the record is open (truncated), an earlier run's report goes, so that no report is ever
+  // left beside a record of another run, whether this run completes, is interrupted, fails on a
+  // full disk or is killed. A record that cannot be opened leaves both as they were; the report
+  // path was checked above to hold nothing but an earlier eval report (refuseToReplaceNonReport).
   const sink = await openFileSink("--output", output, fs);
+  if (report !== null) {
+    try {
+      await removeEarlierOutput("--report", report, fs);
+    } catch (error) {
+      await sink.close();
+      throw error;
+    }
+  }
   const finished: (EvalCase & ScoredCase)[] = [];
   const outages = new ReasonTally<CanaryOutageReason>();
   try {

@@ -3,10 +3,11 @@
 // a write that fails part-way (a full disk) is cut back to the last whole line, so the record never
 // ends in a torn line that a JSONL reader would take for a damaged file. Every failure names the
 // flag and the file (`--output: cannot write F (ENOSPC)`), never "unexpected failure".
-import { mkdir, open, stat, unlink } from "node:fs/promises";
+import { lstat, mkdir, open, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { displayText } from "../core/display-text.js";
-import { errnoCode, LittleCanaryError } from "../core/errors.js";
+import { errnoCode, LittleCanaryError, UsageError } from "../core/errors.js";
+import { readSmallFile } from "../core/read-at-most.js";
 import { specialFileKind } from "../core/file-identity.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 
@@ -118,10 +119,30 @@ export async function openFileSink(flag: string, path: string, fs: EvalFs = node
   };
 }
 
+/** What every eval report holds near its start (report.ts): how an earlier report is told from any other file. */
+const REPORT_MARK = "<title>little-canary eval report</title>";
+/** Bytes of an existing file read to find REPORT_MARK. */
+const REPORT_SNIFF_BYTES = 4096;
+
 /**
- * Removes the file an earlier run left at `flag`'s path (its report), if any. Called just before
- * the run record is truncated: from then on the earlier record is gone, and its report must not
- * stay beside a record of another run (an interrupted or failed run writes no report).
+ * Refuses, before anything runs, a `flag` path (the report) that holds a file other than an
+ * earlier eval report: that file is removed once the run starts (removeEarlierOutput), and a slip
+ * of the argument must never delete a corpus, notes or another run's files. Absent, empty and
+ * non-regular paths are left to checkOutputPath and the write.
+ */
+export async function refuseToReplaceNonReport(flag: string, path: string): Promise<void> {
+  const info = await lstat(path).catch(() => null);
+  if (info === null || !info.isFile() || info.size === 0) return;
+  const read = await readSmallFile(path, REPORT_SNIFF_BYTES, () => null);
+  if ("bytes" in read && read.bytes.subarray(0, REPORT_SNIFF_BYTES).toString("utf8").includes(REPORT_MARK)) return;
+  throw new UsageError(`${flag}: ${displayText(path)} exists and is not a little-canary eval report; it is never replaced (remove it or name another file)`);
+}
+
+/**
+ * Removes the report an earlier run left at `flag`'s path, if any (refuseToReplaceNonReport checked
+ * it is one). Called once the new run record is open, so from then on the earlier record is gone
+ * and its report must not stay beside a record of another run (an interrupted or failed run writes
+ * no report); a record that cannot be opened leaves both as they were.
  */
 export async function removeEarlierOutput(flag: string, path: string, fs: EvalFs = nodeEvalFs): Promise<void> {
   await naming(flag, path, () => fs.unlink(path).catch((error: unknown) => (errnoCode(error) === "ENOENT" ? undefined : Promise.reject(error))));

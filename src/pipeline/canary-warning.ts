@@ -43,7 +43,15 @@ export function modelCheckProblem(probe: CanaryProbe): string | null {
  */
 export function unreadModelListProblem(pipeline: { readonly probe: CanaryProbe | null } | undefined, canaryWarned: boolean): string | null {
   const probe = pipeline?.probe ?? null;
-  return probe === null || canaryWarned ? null : modelCheckProblem(probe);
+  if (probe === null || canaryWarned) return null;
+  const served = lastChecks.get(probe);
+  // The checks' chats were answered (else they would have warned): the server was reached, only
+  // its model list was not read, so "not reachable" would contradict the run's own results.
+  if (served?.kind === "unreachable") {
+    const list = probe.provider === "openai" ? "GET /models" : "GET /api/tags";
+    return `canary at ${probe.endpointOrigin} answered the checks, but its model list (${list}) could not be read (${served.cause ?? "no answer"}); the model it serves was not confirmed`;
+  }
+  return modelCheckProblem(probe);
 }
 
 /**

@@ -123,6 +123,19 @@ describe("a canary server whose model list cannot be read while its chats answer
     expect(run.stderr.split("\n").filter((line) => line.startsWith("warning:"))).toEqual([problem(ollama.url).trimEnd()]);
     expect(run.stderr).not.toContain("SECRET");
   });
+
+  it("a model list whose connection drops is said to be unread, not the server unreachable, when the checks were answered", async () => {
+    ollama.setRouteFault("/api/tags", { fault: "drop" });
+    const run = await runCli(["check", "--ollama-url", ollama.url], { stdin: "What is the capital of France?\n" });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ safe: true, degraded: false });
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^warning: canary at ${ollama.url.replace(/[.]/g, "\\.")} answered the checks, but its model list \\(GET /api/tags\\) could not be read \\([^)]+\\); the model it serves was not confirmed\n$`,
+      ),
+    );
+    expect(run.stderr).not.toContain("not reachable");
+  });
 });
 
 describe("a model removed while a run goes on", () => {

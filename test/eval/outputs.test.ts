@@ -3,7 +3,7 @@
 // and a canary outage is told once with a fix that names only options eval accepts. The canary is
 // the loopback Ollama stand-in; the full disk is an injected EvalFs over real temp files.
 import { Readable, Writable } from "node:stream";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -87,6 +87,40 @@ describe("the report beside the record", () => {
     );
     expect(run.code).toBe(2);
     expect(await readFile(out)).toEqual(record);
+    expect(await readFile(report)).toEqual(page);
+  });
+
+  test("a --report path holding another file is refused before the run and left as it was", async () => {
+    const out = join(dir, "run.jsonl");
+    const notes = join(dir, "notes.md");
+    await writeFile(notes, "my notes\n");
+    const run = await runEvalCli(["--corpus", PROMPTS, "--output", out, "--report", notes], { cwd: REPO });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`--report: ${notes} exists and is not a little-canary eval report; it is never replaced`);
+    expect(await readFile(notes, "utf8")).toBe("my notes\n");
+    expect(await exists(out)).toBe(false);
+  });
+
+  test("the library refuses a corpus named as the report, and the corpus is left as it was", async () => {
+    const corpus = join(dir, "corpus.json");
+    await writeFile(corpus, await readFile(PROMPTS));
+    const before = await readFile(corpus);
+    const error = await runEval({ corpus: [corpus], output: join(dir, "run.jsonl"), report: corpus, cwd: REPO }).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("is not a little-canary eval report");
+    expect(await readFile(corpus)).toEqual(before);
+  });
+
+  test("a record that cannot be opened leaves the earlier report where it was", async () => {
+    const out = join(dir, "run.jsonl");
+    const report = join(dir, "run.html");
+    await earlierRun(out, report);
+    const page = await readFile(report);
+    const fs: EvalFs = {
+      ...nodeEvalFs,
+      openRecord: () => Promise.reject(Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" })),
+    };
+    const error = await runEval({ corpus: [PROMPTS], output: out, report, cwd: REPO, fs }).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("--output: cannot write");
     expect(await readFile(report)).toEqual(page);
   });
 
