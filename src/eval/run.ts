@@ -32,6 +32,11 @@ class BackendUnavailableError extends LittleCanaryError {
   }
 }
 
+/** "3 cases". */
+function caseCount(count: number): string {
+  return `${count} case${count === 1 ? "" : "s"}`;
+}
+
 /**
  * The run was stopped (signal) after `written` cases, or before the first (null); the JSONL has no
  * completion line, and no report was written (`report`: one was asked for; an earlier one is gone).
@@ -43,14 +48,9 @@ class EvalInterruptedError extends LittleCanaryError {
       "input_refused",
       written === null
         ? "interrupted before the first case; no output was written"
-        : `interrupted after ${written} of ${total} case${total === 1 ? "" : "s"}; the output has no completion line${report ? " and no report was written" : ""}`,
+        : `interrupted after ${written} of ${caseCount(total)}; the output has no completion line${report ? " and no report was written" : ""}`,
     );
   }
-}
-
-/** "3 cases". */
-function caseCount(count: number): string {
-  return `${count} case${count === 1 ? "" : "s"}`;
 }
 
 function buildPipeline(r: ResolvedEval, options: EvalOptions, warn: (line: string) => void): SecurityPipeline {

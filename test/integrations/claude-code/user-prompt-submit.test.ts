@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, startScreeningService, type CaseName, type ScreeningService } from "../../support/integrations/service.js";
 import { answering, startRawService, type RawService } from "../../support/integrations/raw-service.js";
 import { hookInput, runHook } from "../../support/integrations/run-hook.js";
-import { ADVISORY_NOTICE, startStructuralOnlyService } from "../structural-only-service.js";
+import { ADVISORY_NOTICE, startStructuralOnlyService } from "../../support/integrations/service.js";
 import { REASON_MISSING_FIELDS, REASON_NOT_EXERCISED } from "../../../src/integrations/classify.js";
 import { UNAUTHORIZED } from "../../../src/integrations/adapter/client.js";
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, startScreeningService, type CaseName } from "../../support/integrations/service.js";
 import { answering, startRawService } from "../../support/integrations/raw-service.js";
 import { hookInput, runHook } from "../../support/integrations/run-hook.js";
-import { ADVISORY_NOTICE, startStructuralOnlyService } from "../structural-only-service.js";
+import { ADVISORY_NOTICE, startStructuralOnlyService } from "../../support/integrations/service.js";
 
 const SCRIPT = resolve(import.meta.dirname, "../../../integrations/gemini-cli/hooks/before-agent.mjs");
 const EVENT = "BeforeAgent";

@@ -6,7 +6,7 @@ import { BLOCK_FLAGGED_UNSCREENED, BLOCK_UNSAFE, BLOCK_UNSCREENED, createBeforeA
 import { openClawBundle } from "../../support/integrations/bundles.js";
 import { BENIGN_PROMPT, UNSAFE_PROMPT, serviceFor, startScreeningService, type CaseName } from "../../support/integrations/service.js";
 import { answering, startRawService } from "../../support/integrations/raw-service.js";
-import { ADVISORY_NOTICE, startStructuralOnlyService } from "../structural-only-service.js";
+import { ADVISORY_NOTICE, startStructuralOnlyService } from "../../support/integrations/service.js";
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

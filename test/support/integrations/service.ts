@@ -27,14 +27,23 @@ export interface ServiceOptions {
   readonly onDegraded?: DegradedPolicy;
   /** The bearer token `/check` requires (`serve --token-file`); absent: none. */
   readonly token?: string;
+  /**
+   * false: `serve --no-canary`, every verdict the structural layer's alone (`canary_status:
+   * "disabled"`), with no stand-in; a structural hit is then a flag in advisory mode, a block in
+   * block mode, and refused with fail-closed, each with incomplete behavioral coverage.
+   */
+  readonly canary?: boolean;
 }
 
+/** The notice every adapter adds for a service in advisory mode (the mode a flag without a block needs). */
+export const ADVISORY_NOTICE =
+  "Little Canary service runs in advisory mode, which never rejects a prompt; start it with --mode block to give this adapter refusal power.";
+
 export async function startScreeningService(options: ServiceOptions = {}): Promise<ScreeningService> {
-  const ollama = await startOllamaStandIn({ reply: options.reply ?? "The capital of France is Paris." });
+  const ollama = options.canary === false ? null : await startOllamaStandIn({ reply: options.reply ?? "The capital of France is Paris." });
   const pipeline = new SecurityPipeline({
     mode: options.mode ?? "block",
-    ollamaUrl: ollama.url,
-    canaryTimeout: options.canaryTimeout ?? 2,
+    ...(ollama === null ? { enableCanary: false } : { ollamaUrl: ollama.url, canaryTimeout: options.canaryTimeout ?? 2 }),
     onDegraded: options.onDegraded ?? "fail_open",
   });
   const server: Server = createServer(pipeline, options.token === undefined ? {} : { token: options.token });
@@ -47,9 +56,14 @@ export async function startScreeningService(options: ServiceOptions = {}): Promi
     ollama,
     close: async () => {
       if (server.listening) await closeGracefully(server, Promise.resolve());
-      await ollama.close();
+      await ollama?.close();
     },
   };
+}
+
+/** A structural-only service (`serve --no-canary`) in `mode`, advisory by default as `serve`'s. */
+export function startStructuralOnlyService(options: { readonly mode?: PipelineMode; readonly onDegraded?: DegradedPolicy } = {}): Promise<ScreeningService> {
+  return startScreeningService({ ...options, mode: options.mode ?? "advisory", canary: false });
 }
 
 /** An endpoint where nothing listens: the "service down" case. */
