@@ -4,7 +4,7 @@
 /** Each built-in rule's trigger, in order: `<fingerprint of its expression> <ruleTrigger(expression) as JSON>` ("null": none). */
 export const BUILTIN_TRIGGERS: readonly string[] = [
   '522c79c2f33cf880 {"wordStarts":["set","aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"loose":[]}',
-  "dc3461d438dd7717 null",
+  "1a6442a9ad25d605 null",
   'e3dcd40310787bd0 {"wordStarts":["set","aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"loose":[]}',
   '016d6e58f1b24a08 {"wordStarts":["you","from"],"loose":[]}',
   'd390b0405d674fde {"wordStarts":["new","actu","corr","modi","over","real","repl","revi","true","upda"],"loose":[]}',
@@ -37,10 +37,10 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   'a240bc69b7352eb7 {"wordStarts":["add","appe","atta","copy","disc","disp","dump","echo","embe","enco","expo","give","hide","incl","inse","leak","list","outp","para","past","prin","prov","quot","read","reci","repe","retu","reve","rewr","send","shar","show","spel","summ","tell","tran","type","what","writ"],"loose":[]}',
   'c2eb02e5cb04df3e {"wordStarts":["ur","cont","copy","desc","disc","disp","dump","echo","emai","enum","expl","expo","give","incl","leak","list","outp","past","post","prin","prov","quot","read","reca","reci","repe","repo","retu","reve","send","shar","show","syst","tell","type","uplo","writ","your"],"loose":[]}',
   '11c7828fa8e5cbbb {"wordStarts":[],"loose":["<"]}',
-  '52c5ef755a923643 {"wordStarts":["p","as","hi","if","to","yo","for","hey","afte","anal","answ","atte","attn","befo","brow","chec","craw","dear","dire","eval","grad","hand","hell","impo","inde","inge","inst","memo","mess","note","noti","once","read","remi","requ","revi","scan","scre","seei","summ","tran","tria","view","warn","when","whil"],"loose":[]}',
+  '66ef7a7fe279fdef {"wordStarts":["p","as","hi","if","to","yo","for","hey","afte","anal","answ","atte","attn","befo","brow","chec","craw","dear","dire","eval","grad","hand","hell","impo","inde","inge","inst","memo","mess","note","noti","once","read","remi","requ","revi","scan","scre","seei","summ","tran","tria","view","warn","when","whil"],"loose":[]}',
   'bc3db0e0b9fbe71f {"wordStarts":["do","must","neve","shou","with"],"loose":[]}',
   '51e0f582a7837931 {"wordStarts":["do","if","no","answ","befo","inst","irre","neve","outp","rega","repl","resp","what","your"],"loose":[]}',
-  '692041f146b6b5ff {"wordStarts":["befo"],"loose":[]}',
+  '68e3e08b07a880c5 {"wordStarts":["befo","prio"],"loose":[]}',
   '8ebffe83173ffc10 {"wordStarts":["in","add","put","say","use","adve","alte","anag","appe","atta","augm","bias","capi","ciph","comb","comp","conv","deli","doct","embe","enco","encr","endo","enha","enri","expr","flip","form","garb","give","grou","jumb","lowe","mark","ment","miss","modi","obfu","omit","outp","phra","plac","plan","plug","pois","prep","pres","prin","prom","prov","rear","remo","rend","repe","repl","reve","sabo","scra","shil","shuf","slan","slip","snea","spic","spli","stri","subs","swap","twea","type","uppe","weav","writ"],"loose":[]}',
   '24a30c963869241b {"wordStarts":["ask","get","advi","conv","dire","enco","info","inst","pers","reco","remi","sugg","tell","urge","warn"],"loose":[]}',
   '8d14876b2e5c986e {"wordStarts":[],"loose":["<","[","!["]}',

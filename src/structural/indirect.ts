@@ -152,7 +152,7 @@ const WHEN_PROCESSING_THIS = `\\b(?:when|while|as|once|after|before|if)\\s+(?:yo
  * the agent: please send the lease" is a letter), and "to you, the reader" or "to you, the AI
  * researcher" name people.
  */
-const TO_YOU_THE_AI = `\\b(?:to|for)\\s+you\\s*,\\s*(?:the|our|my|an?)\\s+(?:[\\w-]+\\s+){0,2}?${aiNoun("(?!)")}(?:${READING_CLAUSE})?\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
+const TO_YOU_THE_AI = `\\b(?:to|for)\\s+you\\s*,\\s*(?:the|our|my|an?|dear)\\s+(?:[\\w-]+\\s+){0,2}?${aiNoun("(?!)")}(?:${READING_CLAUSE})?\\s*(?:[:,;!—–-]|\\.(?=\\s))`;
 
 /**
  * "(Before you can solve the task, please) do the following (first):" — an order whose content
@@ -242,7 +242,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // same to a person, also in a mail that mentions ChatGPT or the Copilot licences in passing.
   rule(
     L.TASK_HIJACK,
-    "\\bbefore\\s+(?:you\\s+)?(?:can\\s+|could\\s+|may\\s+)?(?:solve|complete|finish|do|start|answer|perform|work\\s+on|continue\\s+with|proceed\\s+with|carry\\s+out|get\\s+(?:back\\s+)?to)\\s+(?:the|your|this|my)\\s+(?:original\\s+|current\\s+|actual\\s+|real\\s+|main\\s+|assigned\\s+)?(?:task|request|assignment|job)\\s+(?:that\\s+|which\\s+)?(?:I|the\\s+user|your\\s+user|you\\s+were|you['’]ve\\s+been|you\\s+have\\s+been)\\s+(?:gave|give|assigned|set|given|asked)\\b",
+    "\\b(?:before|prior\\s+to)\\s+(?:you\\s+)?(?:can\\s+|could\\s+|may\\s+)?(?:solv(?:e|ing)|complet(?:e|ing)|finish(?:ing)?|do(?:ing)?|start(?:ing)?|answer(?:ing)?|perform(?:ing)?|work(?:ing)?\\s+on|continu(?:e|ing)\\s+with|proceed(?:ing)?\\s+with|carry(?:ing)?\\s+out|get(?:ting)?\\s+(?:back\\s+)?to)\\s+(?:the|your|this|my)\\s+(?:original\\s+|current\\s+|actual\\s+|real\\s+|main\\s+|assigned\\s+)?(?:task|request|assignment|job)\\s+(?:that\\s+|which\\s+)?(?:I|the\\s+user|your\\s+user|you\\s+were|you['’]ve\\s+been|you\\s+have\\s+been|(?:was|were|has\\s+been)\\s+(?:assigned|given)\\s+to\\s+you)\\s*(?:gave|give|assigned|set|given|asked)?\\b",
     { accept: (m) => ADDRESSED_AI.test(m.input.slice(Math.max(0, m.index - 300), m.index)) },
   ),
   // The reader's own output altered: something planted in it, or its text transformed.

@@ -210,11 +210,13 @@ const ML_NOUN =
 // "nu trebuie să ignorați") or right after it, a word between allowed ("vergeet ook niet alle
 // instructies te lezen", "glöm aldrig …", "glem heller ikke …").
 const ML2_VERB =
-  "(?:negeer|vergeet|zignoruj|ignoruj(?:cie)?|zapomnij(?:cie)?|zapome[ňn](?:te)?|zabudni(?:te)?|ignoriraj(?:te)?|igno?ri[šs]i(?:te)?|zaboravi(?:te)?|zanemari(?:te)?|ignorera|gl[öo]m|glem|abaikan|lupakan|ignor[ăa]|ignora[țţt]i|uit[ăa]|uita[țţt]i)";
+  "(?:negeer|vergeet|zignoruj|ignoruj(?:cie)?|zapomnij(?:cie)?|zapome[ňn](?:te)?|zabudni(?:te)?|ignoriraj(?:te)?|igno?ri[šs]i(?:te)?|zaboravi(?:te)?|zanemari(?:te)?|ignorera|gl[öo]m|glem|ignorer|se\\s+bort\\s+fra|bortse\\s+fr[åa]n|strunta\\s+i|abaikan|lupakan|ignor[ăa]|ignora[țţt]i|uit[ăa](?:\\s+de)?|uita[țţt]i(?:\\s+de)?)";
 const ML2_OWNER =
   "(?:alle|al|je|jouw|uw|vorige|eerdere|voorgaande|bovenstaande|wszystkie|wszystkich|poprzednie|poprzednich|dotychczasowe|wcześniejsze|twoje|swoje|všechny|všetky|předchozí|predchádzajúce|sve|prethodne|ranije|svoje|tvoje|alla|tidigare|dina|tidligere|dine|semua|seluruh|toate|anterioare)";
 const ML2_NOUN =
-  "(?:instructies|regels|opdrachten|aanwijzingen|instrukcje|instrukcji|polecenia|poleceń|zasady|reguły|instrukce|inštrukcie|pokyny|pravidla|pravidlá|instrukcije|upute|uputstva|pravila|naredbe|instruktioner|instruksjoner|regler|anvisningar|instruksi|perintah|aturan|petunjuk|arahan|instrucțiunile|instrucţiunile|instrucțiuni|instrucţiuni|instructiunile|regulile|reguli)";
+  "(?:instructies|regels|opdrachten|aanwijzingen|instrukcje|instrukcji|instrukcjach|polecenia|poleceń|poleceniach|zasady|reguły|instrukce|inštrukcie|pokyny|pravidla|pravidlá|instrukcije|upute|uputstva|pravila|naredbe|instruktioner|instruksjoner|regler|anvisningar|instruksi|perintah|aturan|petunjuk|arahan|instrucțiunile|instrucţiunile|instrucțiuni|instrucţiuni|instructiunile|regulile|reguli)";
+/** "Earlier" after the noun, as Indonesian/Malay and Romanian put it ("instruksi sebelumnya", "instrucțiunile anterioare"). */
+const ML2_EARLIER_AFTER = "(?:sebelumnya|sebelum\\s+ini|terdahulu|anterioare|precedente)";
 const ML2_NEGATION = "(?:nie|ne|nemoj|nemojte|niet|nooit|inte|aldrig|ikke|aldri|jangan|tidak|nu)";
 /** ML2_VERB not a reminder (see above). */
 const ML2_OVERRIDE = `(?<!\\p{L})${ML2_VERB}(?!\\p{L})(?!\\s+(?:\\p{L}+\\s+)?(?:niet|nooit|inte|aldrig|ikke|aldri|heller\\s+inte|heller\\s+ikke)(?!\\p{L}))(?<!(?<!\\p{L})${ML2_NEGATION}\\s+(?:\\p{L}+\\s+){0,2}${ML2_VERB})`;
@@ -343,6 +345,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     L.INSTRUCTION_OVERRIDE,
     `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
       `|${ML2_OVERRIDE}${GAP(30)}(?<!\\p{L})${ML2_OWNER}(?!\\p{L})${GAP(30)}${ML2_NOUN}` +
+      `|${ML2_OVERRIDE}\\s+${ML2_NOUN}\\s+${ML2_EARLIER_AFTER}(?!\\p{L})` +
       `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB}|${ZH_TOLD}${ZH_VERB})${JA_TOLD_AFTER}[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
       `|${RU_VERB}(?<!не\\s+${RU_VERB})[^\\n.!?]{0,50}(?:инструкци|указани|правил)`,
     { scope: "script", flags: "iu" },
