@@ -30,7 +30,7 @@ export async function run(flags: EvalFlags, io: CliIo): Promise<number> {
     const { summary, header } = await evaluate({
       ...settings,
       ...(model === undefined ? {} : { model }),
-      ...(judge === undefined ? {} : { judge }),
+      ...(judge === undefined ? {} : { judge, judgeFlag: flags.judge === undefined ? ("--judge-model" as const) : ("--judge" as const) }),
       io: verbIo(io, { progress: "eval" }),
       signal: interrupt.signal,
     });

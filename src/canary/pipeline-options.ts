@@ -120,7 +120,7 @@ export type ResolvedPipelineOptions = Required<Omit<PipelineSettings, PartOption
 export type OptionLabels = Readonly<Record<keyof typeof PIPELINE_LABELS, string>>;
 
 /** SecurityPipeline's own labels: its option names (the hash by its flag, as its format check names it). */
-const PIPELINE_LABELS = {
+export const PIPELINE_LABELS = {
   canaryModel: "canaryModel",
   canaryPool: "canaryPool",
   // The embedded canary, and its model file, as the caller chooses them.

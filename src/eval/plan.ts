@@ -10,7 +10,7 @@ import type { FetchLike } from "../canary/http-call.js";
 import { canaryKind, knownModelDigest } from "../canary/identity.js";
 import { ollamaModelDigest } from "../canary/run-context.js";
 import type { OpenAIContextProof } from "../canary/openai-probe.js";
-import { nonEmpty, urlBesidePool } from "../canary/pipeline-options.js";
+import { nonEmpty, PIPELINE_LABELS, refuseJudgeBeside, urlBesidePool } from "../canary/pipeline-options.js";
 import type { EndpointAttempt } from "../canary/pool.js";
 import type { PoolEndpointSpec } from "../canary/pool-endpoints.js";
 import type { SecurityPipelineOptions } from "../pipeline/options.js";
@@ -34,6 +34,8 @@ export interface EvalOptions extends Pick<SecurityPipelineOptions, "ollamaUrl" |
   readonly mode?: EvalMode;
   readonly model?: string | null;
   readonly judge?: string | null;
+  /** The flag that gave `judge`, for refusals (`--judge-model` is the CLI's other name for it); default `--judge`. */
+  readonly judgeFlag?: "--judge" | "--judge-model";
   readonly threshold?: number;
   /** Seconds per canary (and judge) call. */
   readonly timeoutSeconds?: number;
@@ -82,8 +84,9 @@ export function resolveOptions(options: EvalOptions) {
   const canary = mode !== "structural-only";
   if (canary && model === null) throw new UsageError(`--model is required with --mode ${mode} (or use --mode structural-only)`);
   const judge = options.judge ?? null;
-  if (judge !== null) nonEmpty("--judge", judge);
-  if (judge !== null && !canary) throw new UsageError("--judge requires a canary mode");
+  const judgeFlag = options.judgeFlag ?? "--judge";
+  if (judge !== null) nonEmpty(judgeFlag, judge);
+  if (judge !== null && !canary) throw new UsageError(`${judgeFlag} requires a canary mode`);
   // Refused like --judge: without a canary there is no model to load, and a header saying a
   // warm-up ran would describe a run that never happened.
   const warmup = options.warmup === true;
@@ -104,7 +107,7 @@ export function resolveOptions(options: EvalOptions) {
   if (pool !== null) {
     if (options.ollamaUrl !== undefined) throw urlBesidePool("--ollama-url", "--canary-endpoint");
     if (!canary) throw new UsageError("--canary-endpoint needs a canary mode");
-    if (judge !== null) throw new UsageError("--judge cannot be used with --canary-endpoint: the judge is not pooled");
+    refuseJudgeBeside({ judge: judge !== null, pool: true, embedded: false }, { ...PIPELINE_LABELS, judgeModel: judgeFlag, canaryPool: "--canary-endpoint" });
   } else if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
   // Where the canary calls go: the Ollama URL or the OpenAI-compatible base URL.
   const backendUrl = provider === "openai" ? (options.baseUrl as string) : ollamaUrl;

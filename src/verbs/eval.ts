@@ -12,7 +12,7 @@ export type { RunHeader } from "../eval/plan.js";
 export type { EvalSummary, KindCounts } from "../eval/summary.js";
 
 /** The settings of one evaluation run, as plain values. */
-export interface EvaluateOptions extends ProviderSettings, PoolSettings, Pick<EvalOptions, "corpus" | "mode" | "warmup" | "output" | "signal"> {
+export interface EvaluateOptions extends ProviderSettings, PoolSettings, Pick<EvalOptions, "corpus" | "mode" | "warmup" | "output" | "signal" | "judgeFlag"> {
   readonly idsFile?: string;
   readonly model?: string;
   readonly judge?: string;
@@ -50,6 +50,7 @@ function evalPlan(options: EvaluateOptions): EvalOptions {
     ...(options.mode !== undefined ? { mode: options.mode } : {}),
     model: options.model ?? null,
     judge: options.judge ?? null,
+    ...(options.judgeFlag === undefined ? {} : { judgeFlag: options.judgeFlag }),
     threshold: options.threshold,
     ...timeout,
     warmup: options.warmup === true,

@@ -245,8 +245,16 @@ describe("usage and interruption", () => {
     const cases: Array<[string[], RegExp]> = [
       [["--corpus", PROMPTS, "--mode", "pipeline", "--output", out], /--model is required with --mode pipeline/],
       [["--corpus", PROMPTS, "--judge", "qwen3:4b", "--output", out], /--judge requires a canary mode/],
-      // --judge-model, check's name for it, is the same setting: the same refusal.
-      [["--corpus", PROMPTS, "--judge-model", "qwen3:4b", "--output", out], /--judge requires a canary mode/],
+      // --judge-model, check's name for it, is the same setting: the same refusal, naming the flag given.
+      [["--corpus", PROMPTS, "--judge-model", "qwen3:4b", "--output", out], /^error: --judge-model requires a canary mode\n$/],
+      [
+        ["--corpus", PROMPTS, "--model", "m:1b", "--canary-endpoint", "http://127.0.0.1:9", "--judge-model", "j:1b", "--output", out],
+        /^error: --judge-model cannot be used with --canary-endpoint: the judge is not pooled\n$/,
+      ],
+      [
+        ["--corpus", PROMPTS, "--model", "m:1b", "--canary-endpoint", "http://127.0.0.1:9", "--judge", "j:1b", "--output", out],
+        /^error: --judge cannot be used with --canary-endpoint: the judge is not pooled\n$/,
+      ],
       [
         ["--corpus", PROMPTS, "--judge", "a:1b", "--judge-model", "b:1b", "--output", out],
         /^error: --judge-model is another name of --judge: give one of them/,
