@@ -4,7 +4,7 @@
 /** Each built-in rule's trigger, in order: `<fingerprint of its expression> <ruleTrigger(expression) as JSON>` ("null": none). */
 export const BUILTIN_TRIGGERS: readonly string[] = [
   '522c79c2f33cf880 {"wordStarts":["set","aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"loose":[]}',
-  "1a6442a9ad25d605 null",
+  "c919145bd0d8ce03 null",
   'e3dcd40310787bd0 {"wordStarts":["set","aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"loose":[]}',
   '016d6e58f1b24a08 {"wordStarts":["you","from"],"loose":[]}',
   'd390b0405d674fde {"wordStarts":["new","actu","corr","modi","over","real","repl","revi","true","upda"],"loose":[]}',
@@ -30,7 +30,7 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '9b9f54c47ffb8778 {"wordStarts":["get","answ","bypa","circ","comp","cont","deac","disa","disr","drop","ethi","evad","igno","lift","mode","mora","oper","over","proc","rela","remo","repl","resp","safe","skip","spea","susp","swit","talk","turn"],"loose":[]}',
   "70d05d0d0b9c8031 null",
   '26196e6929bd9a44 {"wordStarts":["asse","carr","comb","conc","conv","deci","deco","decr","deob","exec","expa","foll","inte","obey","read","repl","reve","subs","tran","unsc"],"loose":[]}',
-  "96da67a6c0c8bc6b null",
+  '0c4927a45a8475f1 {"wordStarts":["no","old","abov","ceas","disr","earl","exis","fore","forg","form","igno","init","orig","prec","prev","prio","quit","stop"],"loose":[]}',
   '0e8c313b962d5173 {"wordStarts":["do","won","must","neve","shal","shou","will","with"],"loose":[]}',
   "9766181f19378f48 null",
   'a516b1a92aa9c06f {"wordStarts":["you"],"loose":[]}',

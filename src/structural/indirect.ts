@@ -172,20 +172,18 @@ const DEAR_AI =
   "\\b(?:dear|hey|hello|hi|yo|attention)\\s+(?:AI|A\\.I\\.|LLMs?|(?:large\\s+)?language\\s+models?|(?:AI|browsing|browser|web|shopping)\\s+(?:assistants?|agents?|models?)|AI\\s+(?:system|reader)s?|models?|summari[sz]ers?)\\s*(?:[:,;!—–-]|\\.(?=\\s))\\s*(?:(?:please|kindly|now|immediately|also|first|just)\\s+|you\\s+(?:must|should|need\\s+to|will)\\s+)?";
 
 /**
- * An AI named outright (not "assistant" or "agent", which are also people's jobs), and not a
- * team, lab or policy named after AI ("the AI team").
+ * An AI addressed by its kind, not by an assistant's own name: greeted ("Hi AI model", "Dear
+ * chatbot"), named beside "you" ("to you, the AI language model"), or opening a sentence or line
+ * as its addressee ("LLM: …"). "Hi Claude, before you start the task I gave you, read
+ * CONTRIBUTING.md" is how a user talks to their own assistant (as in DEAR_AI), and "Dear AI users"
+ * are people.
  */
-const AI_WORD =
-  /\b(?:AI|A\.I\.|LLMs?|(?:large\s+)?language\s+models?|chat\s?bots?|GPT(?:-?\d[\w.]*)?|ChatGPT|Claude|Gemini|Copilot|AI\s+(?:assistants?|agents?|models?|systems?))\b(?!\s+(?:teams?|groups?|labs?|department|researchers?|engineers?|company|startups?|projects?|course|class|conference|polic(?:y|ies)|act|strategy|ethics)\b)/;
-
-/**
- * An AI addressed (AI_WORD): greeted ("Hi GPT-4o", "Dear chatbot"), named beside "you" ("to you,
- * the AI language model"), or opening a sentence or line as its addressee ("Claude: …", "Model, …").
- */
+const AI_KIND =
+  "\\b(?:AI|A\\.I\\.|LLMs?|(?:large\\s+)?language\\s+models?|chat\\s?bots?|AI\\s+(?:assistants?|agents?|models?|systems?))\\b(?!\\s+(?:users?|enthusiasts?|fans?|developers?|builders?|practitioners?|community|teams?|groups?|labs?|researchers?|engineers?|champions?)\\b)";
 const ADDRESSED_AI = new RegExp(
-  `(?:\\b(?:hi|hey|hello|dear|attention|attn|note\\s+(?:to|for))\\s+(?:the\\s+|an?\\s+|my\\s+)?(?:[\\w-]+\\s+)?${AI_WORD.source}` +
-    `|\\byou\\s*,\\s*(?:the|our|my|an?)\\s+(?:[\\w-]+\\s+){0,2}?${AI_WORD.source}` +
-    `|(?:^|[.!?]\\s+|\\n\\s*)${AI_WORD.source}\\s*[:,])`,
+  `(?:\\b(?:hi|hey|hello|dear|attention|attn|note\\s+(?:to|for))\\s+(?:the\\s+|an?\\s+|my\\s+)?(?:[\\w-]+\\s+)?${AI_KIND}` +
+    `|\\byou\\s*,\\s*(?:the|our|my|an?|dear)\\s+(?:[\\w-]+\\s+){0,2}?${AI_KIND}` +
+    `|(?:^|[.!?]\\s+|\\n\\s*)${AI_KIND}\\s*[:,])`,
   "i",
 );
 
@@ -238,8 +236,9 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
       `|\\bif\\s+(?:you\\s+are|you're)\\s+(?:told|asked|instructed|requested)\\s+to\\s+(?:summari[sz]e|translate|answer|analy[sz]e|review|classify|describe)\\b${GAP(80)}[,;:]\\s*(?:instead|rather|also|make\\s+sure|ensure|you\\s+must|always|just|only|first|please|include|add|output|print|say|tell|respond|reply)\\b`,
   ),
   // "Before you can solve the task that I gave you, please …": the reader's assigned task put off
-  // for another. Held only when an AI was addressed before it (ADDRESSED_AI): a manager writes the
-  // same to a person, also in a mail that mentions ChatGPT or the Copilot licences in passing.
+  // for another. Held only when an AI was addressed by its kind before it (ADDRESSED_AI): a manager
+  // writes the same to a person, also in a mail that mentions ChatGPT or the Copilot licences in
+  // passing, and a user writes it to their own assistant by its name.
   rule(
     L.TASK_HIJACK,
     "\\b(?:before|prior\\s+to)\\s+(?:you\\s+)?(?:can\\s+|could\\s+|may\\s+)?(?:solv(?:e|ing)|complet(?:e|ing)|finish(?:ing)?|do(?:ing)?|start(?:ing)?|answer(?:ing)?|perform(?:ing)?|work(?:ing)?\\s+on|continu(?:e|ing)\\s+with|proceed(?:ing)?\\s+with|carry(?:ing)?\\s+out|get(?:ting)?\\s+(?:back\\s+)?to)\\s+(?:the|your|this|my)\\s+(?:original\\s+|current\\s+|actual\\s+|real\\s+|main\\s+|assigned\\s+)?(?:task|request|assignment|job)\\s+(?:that\\s+|which\\s+)?(?:I|the\\s+user|your\\s+user|you\\s+were|you['’]ve\\s+been|you\\s+have\\s+been|(?:was|were|has\\s+been)\\s+(?:assigned|given)\\s+to\\s+you)\\s*(?:gave|give|assigned|set|given|asked)?\\b",

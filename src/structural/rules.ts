@@ -210,7 +210,7 @@ const ML_NOUN =
 // "nu trebuie să ignorați") or right after it, a word between allowed ("vergeet ook niet alle
 // instructies te lezen", "glöm aldrig …", "glem heller ikke …").
 const ML2_VERB =
-  "(?:negeer|vergeet|zignoruj|ignoruj(?:cie)?|zapomnij(?:cie)?|zapome[ňn](?:te)?|zabudni(?:te)?|ignoriraj(?:te)?|igno?ri[šs]i(?:te)?|zaboravi(?:te)?|zanemari(?:te)?|ignorera|gl[öo]m|glem|ignorer|se\\s+bort\\s+fra|bortse\\s+fr[åa]n|strunta\\s+i|abaikan|lupakan|ignor[ăa]|ignora[țţt]i|uit[ăa](?:\\s+de)?|uita[țţt]i(?:\\s+de)?)";
+  "(?:negeer|vergeet|zignoruj(?:cie)?|ignoruj(?:cie|te)?|zapomnij(?:cie)?|zapome[ňn](?:te)?|zabudni(?:te)?|ignoriraj(?:te)?|igno?ri[šs]i(?:te)?|zaboravi(?:te)?|zanemari(?:te)?|ignorera|gl[öo]m|glem|ignorer|se\\s+bort\\s+fra|bortse\\s+fr[åa]n|strunta\\s+i|abaikan|lupakan|ignor[ăa]|ignora[țţt]i|uit[ăa](?:\\s+de)?|uita[țţt]i(?:\\s+de)?)";
 const ML2_OWNER =
   "(?:alle|al|je|jouw|uw|vorige|eerdere|voorgaande|bovenstaande|wszystkie|wszystkich|poprzednie|poprzednich|dotychczasowe|wcześniejsze|twoje|swoje|všechny|všetky|předchozí|predchádzajúce|sve|prethodne|ranije|svoje|tvoje|alla|tidigare|dina|tidligere|dine|semua|seluruh|toate|anterioare)";
 const ML2_NOUN =
@@ -526,11 +526,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
     L.INSTRUCTION_OVERRIDE,
     `\\b${EARLIER}\\s+(?:[\\w-]+\\s+)?${INSTRUCTION_NOUN}\\s+(?:(?:no\\s+longer|don't|do\\s+not|does\\s+not|doesn't)\\s+apply|(?:are|is)\\s+(?:now\\s+)?(?:void|null|cancel+ed|revoked|obsolete|rescinded|suspended|lifted|superseded|overridden|replaced))\\b` +
       `|\\b(?:stop|cease|quit|no\\s+longer)\\s+(?:following|obeying|adhering\\s+to|complying\\s+with|applying)\\s+(?:any\\s+of\\s+|all\\s+(?:of\\s+)?)?(?:your|the|these|those|any|all)\\s+(?:[\\w-]+\\s+)?${OWNED_INSTRUCTION_NOUN}\\b` +
-      `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)${NOT_A_SUBJECT_TAUGHT}|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point)))` +
-      // Earlier inputs overridden by an order at the start of a sentence or a bracket ("[IGNORE
-      // PRIOR INPUTS]", "Please disregard all previous inputs and …"); "the form will ignore all
-      // previous inputs" and "set the receiver to ignore all prior inputs" describe devices.
-      `|(?:^|[.!?:\\[(]\\s*|\\n\\s*)(?:please\\s+|now\\s+|just\\s+)?(?:ignore|disregard|forget)\\s+(?:all\\s+|any\\s+)?(?:of\\s+)?(?:the\\s+|your\\s+|my\\s+)?${EARLIER}\\s+inputs\\b`,
+      `|\\b(?:disregard|ignore|forget)${notReported("(?:disregard|ignore|forget)")}\\s+(?:everything|all|anything)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|'ve\\s+been)\\s+(?:told|given|instructed|taught)${NOT_A_SUBJECT_TAUGHT}|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|prior\\s+to\\s+this|up\\s+to\\s+(?:now|this\\s+point)))`,
   ),
   // Refusal suppression: an order never to say a quoted refusal ("I can't", "I'm sorry", "as an
   // AI"; a style guide's "do not use 'sorry' as a filler" names none). A customer-service guide's
