@@ -218,7 +218,11 @@ async function download(options: PullModelOptions, target: string, partial: stri
     const cancel = (): Promise<void> | undefined => response.body?.cancel().catch(() => undefined);
     if (model.size !== null && total !== null && total !== model.size) {
       await cancel();
-      await refuse(`the server offers ${total} bytes for ${model.name}, not its pinned ${model.size}; nothing was cached`);
+      // Nothing of this answer was written: an earlier pull's partial file is the server's fault
+      // neither, so it is kept for a pull from the right server to resume (a wrong --from URL
+      // must not cost the bytes already fetched).
+      const kept = offset > 0 ? `; the ${offset} bytes an earlier pull kept are left for the next pull to resume` : "";
+      throw new ModelPullError("verification", `the server offers ${total} bytes for ${model.name}, not its pinned ${model.size}; nothing was cached${kept}`);
     }
     let digest: Hash = hash;
     if (offset > 0 && response.status === 416) {

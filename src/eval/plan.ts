@@ -97,7 +97,11 @@ export function resolveOptions(options: EvalOptions) {
   }
   const timeout = options.timeoutSeconds ?? DEFAULT_EVAL_TIMEOUT_SECONDS;
   if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) throw new UsageError("--timeout must be positive");
-  if (typeof options.output !== "string" || options.output.trim() === "") throw new UsageError("--output is required");
+  if (typeof options.output !== "string") throw new UsageError("--output is required");
+  if (options.output.trim() === "") throw new UsageError("--output must not be empty");
+  // An empty --report (an unset shell variable) is a mistake, not "no report": the summary would
+  // name a report that was never written.
+  if (options.report !== undefined && options.report !== null && options.report.trim() === "") throw new UsageError("--report must not be empty");
   const ollamaUrl = options.ollamaUrl ?? DEFAULT_OLLAMA_URL;
   const provider = options.provider ?? "ollama";
   if (provider !== "ollama" && provider !== "openai") throw new UsageError("--provider must be ollama or openai");

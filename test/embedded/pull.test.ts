@@ -208,6 +208,19 @@ describe("model pull when the server has no bytes past the partial file (HTTP 41
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
   });
 
+  it("a wrong mirror that declares another size leaves an earlier pull's partial file for the next pull, and says so", async () => {
+    const server = await serve({ ignoreRange: true });
+    const dir = withPartial(BYTES.subarray(0, 500));
+    const error = await pullModel({ model: spec(server, { size: BYTES.length + 1 }), dir }).catch((e: unknown) => e);
+    expect((error as ModelPullError).code).toBe("verification");
+    expect((error as Error).message).toBe(
+      `the server offers ${BYTES.length} bytes for tiny, not its pinned ${BYTES.length + 1}; nothing was cached; the 500 bytes an earlier pull kept are left for the next pull to resume`,
+    );
+    const left = readdirSync(dir).filter((name) => !name.endsWith(".lock"));
+    expect(left).toHaveLength(1);
+    expect(readFileSync(join(dir, left[0] as string)).equals(BYTES.subarray(0, 500))).toBe(true);
+  });
+
   it("a partial file longer than a truncated mirror's file is discarded, the pull starts over once and is refused; the next pull is not stuck on 416", async () => {
     const server = await startModelServer(BYTES.subarray(0, 1000));
     servers.push(server);

@@ -260,6 +260,9 @@ describe("usage and interruption", () => {
         /^error: --judge-model is another name of --judge: give one of them/,
       ],
       [["--corpus", PROMPTS, "--judge-model", "", "--output", out], /^error: --judge-model must not be empty\n$/],
+      // An unset shell variable: refused, not taken for "no report" (the summary would name one).
+      [["--corpus", PROMPTS, "--output", out, "--report", ""], /^error: --report must not be empty\n$/],
+      [["--corpus", PROMPTS, "--output", ""], /^error: --output must not be empty\n$/],
       [["--corpus", PROMPTS, "--mode", "pipeline", "--model", "m", "--timeout", "0", "--output", out], /timeout/],
       [["--corpus", PROMPTS, "--threshold", "1.5", "--output", out], /threshold/],
       [["--corpus", PROMPTS], /--output/],
