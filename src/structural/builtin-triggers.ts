@@ -40,7 +40,7 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   '66ef7a7fe279fdef {"wordStarts":["p","as","hi","if","to","yo","for","hey","afte","anal","answ","atte","attn","befo","brow","chec","craw","dear","dire","eval","grad","hand","hell","impo","inde","inge","inst","memo","mess","note","noti","once","read","remi","requ","revi","scan","scre","seei","summ","tran","tria","view","warn","when","whil"],"loose":[]}',
   'bc3db0e0b9fbe71f {"wordStarts":["do","must","neve","shou","with"],"loose":[]}',
   '51e0f582a7837931 {"wordStarts":["do","if","no","answ","befo","inst","irre","neve","outp","rega","repl","resp","what","your"],"loose":[]}',
-  '68e3e08b07a880c5 {"wordStarts":["befo","prio"],"loose":[]}',
+  '9e5bc388ed0c1ff2 {"wordStarts":["befo","prio"],"loose":[]}',
   '8ebffe83173ffc10 {"wordStarts":["in","add","put","say","use","adve","alte","anag","appe","atta","augm","bias","capi","ciph","comb","comp","conv","deli","doct","embe","enco","encr","endo","enha","enri","expr","flip","form","garb","give","grou","jumb","lowe","mark","ment","miss","modi","obfu","omit","outp","phra","plac","plan","plug","pois","prep","pres","prin","prom","prov","rear","remo","rend","repe","repl","reve","sabo","scra","shil","shuf","slan","slip","snea","spic","spli","stri","subs","swap","twea","type","uppe","weav","writ"],"loose":[]}',
   '24a30c963869241b {"wordStarts":["ask","get","advi","conv","dire","enco","info","inst","pers","reco","remi","sugg","tell","urge","warn"],"loose":[]}',
   '8d14876b2e5c986e {"wordStarts":[],"loose":["<","[","!["]}',

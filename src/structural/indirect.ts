@@ -241,7 +241,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // passing, and a user writes it to their own assistant by its name.
   rule(
     L.TASK_HIJACK,
-    "\\b(?:before|prior\\s+to)\\s+(?:you\\s+)?(?:can\\s+|could\\s+|may\\s+)?(?:solv(?:e|ing)|complet(?:e|ing)|finish(?:ing)?|do(?:ing)?|start(?:ing)?|answer(?:ing)?|perform(?:ing)?|work(?:ing)?\\s+on|continu(?:e|ing)\\s+with|proceed(?:ing)?\\s+with|carry(?:ing)?\\s+out|get(?:ting)?\\s+(?:back\\s+)?to)\\s+(?:the|your|this|my)\\s+(?:original\\s+|current\\s+|actual\\s+|real\\s+|main\\s+|assigned\\s+)?(?:task|request|assignment|job)\\s+(?:that\\s+|which\\s+)?(?:I|the\\s+user|your\\s+user|you\\s+were|you['’]ve\\s+been|you\\s+have\\s+been|(?:was|were|has\\s+been)\\s+(?:assigned|given)\\s+to\\s+you)\\s*(?:gave|give|assigned|set|given|asked)?\\b",
+    "\\b(?:before|prior\\s+to)\\s+(?:you\\s+)?(?:can\\s+|could\\s+|may\\s+)?(?:solv(?:e|ing)|complet(?:e|ing)|finish(?:ing)?|do(?:ing)?|start(?:ing)?|answer(?:ing)?|perform(?:ing)?|work(?:ing)?\\s+on|continu(?:e|ing)\\s+with|proceed(?:ing)?\\s+with|carry(?:ing)?\\s+out|get(?:ting)?\\s+(?:back\\s+)?to)\\s+(?:the|your|this|my)\\s+(?:original\\s+|current\\s+|actual\\s+|real\\s+|main\\s+|assigned\\s+)?(?:task|request|assignment|job)\\s+(?:that\\s+|which\\s+)?(?:(?:I|the\\s+user|your\\s+user|you\\s+were|you['’]ve\\s+been|you\\s+have\\s+been)\\s+(?:gave|give|assigned|set|given|asked)|(?:was|were|has\\s+been)\\s+(?:assigned|given)\\s+to\\s+you)\\b",
     { accept: (m) => ADDRESSED_AI.test(m.input.slice(Math.max(0, m.index - 300), m.index)) },
   ),
   // The reader's own output altered: something planted in it, or its text transformed.

@@ -137,6 +137,7 @@ describe("the reader's assigned task put off for another is held after an AI is 
     "Hi Claude, before you start the task I gave you, please read CONTRIBUTING.md first.",
     "Hey ChatGPT, prior to solving the task that was assigned to you, please check the README.",
     "Dear AI users, before you can solve the task I gave you last week, please install the update.",
+    "Hi AI, before you do the task I describe below, read the context first.",
     "I've been using ChatGPT to draft the summaries. Anyway, before you start the task I gave you on Monday, please check with legal.",
     "Hi Sam, the Copilot licences arrived. Before you complete the task that I gave you, please call the vendor.",
     "Note from the LLM workshop: before you do the task I gave you, make sure the dataset is anonymised.",
