@@ -2,12 +2,15 @@
 // bytes go to a partial file, hashed as they arrive, renamed onto the target only with the pinned SHA-256 (after an
 // fsync); a cut-off pull keeps its partial file for the next to resume with a Range request; bytes past the pinned
 // size are refused, a stalled transfer is aborted, and a lock allows one pull at a time per model. A partial file that
-// cannot be resumed (longer than the pinned size, or answered 416 and not the pinned file) is discarded and the download
-// starts over once, reported in the result (or in the error); a partial file is installed only with the pinned SHA-256.
+// cannot be resumed (longer than the pinned size, answered 416 and not the pinned file, or answered 200 with the whole
+// file by a server that ignores the Range) is discarded and the download starts over once, reported in the result (or in
+// the error); a partial file is installed only with the pinned SHA-256. The model directory is created one level at a
+// time (makeModelDir), so a path where mkdir can never succeed fails at once.
 import { createHash, type Hash } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
-import { join } from "node:path";
+import { isIP } from "node:net";
+import { dirname, join } from "node:path";
 import lockfile from "proper-lockfile";
 import { errnoCode, errorClassName, LittleCanaryError } from "../core/errors.js";
 import { cachedModelPath, fileSha256, hashFile, type PinnedModel } from "./embedded-models.js";
@@ -52,9 +55,10 @@ export interface PullModelResult {
     /**
      * `longer_than_pinned`: more bytes than the pinned size; `wrong_sha256`: the server has no more bytes (HTTP 416) and
      * the partial file is as long as the model but not its SHA-256; `not_served`: the server has no bytes past it (416)
-     * although the model is longer.
+     * although the model is longer; `range_ignored`: the server ignored the resume request (Range) and sent the whole
+     * file from byte 0 (HTTP 200), which was written in its place.
      */
-    readonly code: "longer_than_pinned" | "wrong_sha256" | "not_served";
+    readonly code: "longer_than_pinned" | "wrong_sha256" | "not_served" | "range_ignored";
     /** The same in plain words, for the user. */
     readonly message: string;
   } | null;
@@ -91,25 +95,61 @@ async function discardPartial(partial: string, model: PinnedModel, bytes: number
       ? `an earlier pull kept ${bytes} bytes of ${model.name}, more than its pinned ${model.size}`
       : code === "wrong_sha256"
         ? `an earlier pull kept ${bytes} bytes of ${model.name} and the server has no more (HTTP 416), but they do not hash to the pinned SHA-256`
-        : `the server has no bytes of ${model.name} past the ${bytes} an earlier pull kept (HTTP 416), though the model has ${model.size}`;
+        : code === "not_served"
+          ? `the server has no bytes of ${model.name} past the ${bytes} an earlier pull kept (HTTP 416), though the model has ${model.size}`
+          : `the server ignored the request to resume ${model.name} after the ${bytes} bytes an earlier pull kept and sent the whole file (HTTP 200, not 206)`;
   return { bytes, code, message: `${what}; that partial download was discarded and the download started over` };
 }
 
 /** The errno-style code of a failed file operation, or "error". */
 const errnoOf = (error: unknown): string => errnoCode(error) ?? "error";
 
+/** The refusal of a model directory that cannot be used, with why (`a file is in its way`, `cannot create a directory in /proc: ENOENT`). */
+function unusableDir(dir: string, why: string, cause?: unknown): ModelPullError {
+  const message = `cannot use the model directory ${displayText(dir)} (${why}): pass --model-dir a directory you can write`;
+  return new ModelPullError("io", message, cause !== undefined ? { cause } : undefined);
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time, from its nearest existing ancestor down. Not a recursive
+ * mkdir: Node 20's retries forever where mkdir answers ENOENT although the parent exists (under /proc), and the pull
+ * would hang, deaf to SIGTERM; here every mkdir is tried once and its failure names the directory it was made in.
+ */
+async function makeModelDir(dir: string): Promise<void> {
+  const missing: string[] = [];
+  // dirname reaches a fixed point at the root, which exists: the walk ends within the path's depth.
+  for (let path = dir; ; path = dirname(path)) {
+    const found = await stat(path).then(
+      (stats) => ({ stats, code: null }),
+      (error: unknown) => ({ stats: null, code: errnoOf(error), error }),
+    );
+    if (found.stats !== null) {
+      if (!found.stats.isDirectory()) throw unusableDir(dir, "a file is in its way");
+      break;
+    }
+    // ENOTDIR: a file is in the way of a parent.
+    if (found.code === "ENOTDIR") throw unusableDir(dir, "a file is in its way", found.error);
+    if (found.code !== "ENOENT" || dirname(path) === path) throw unusableDir(dir, `cannot look up ${displayText(path)}: ${found.code}`, found.error);
+    missing.push(path);
+  }
+  for (const path of missing.reverse()) {
+    try {
+      await mkdir(path);
+    } catch (error) {
+      // Made meanwhile by another pull: fine when it is a directory.
+      if (errnoOf(error) === "EEXIST" && (await stat(path).catch(() => null))?.isDirectory() === true) continue;
+      const why = errnoOf(error) === "EEXIST" ? "a file is in its way" : `cannot create a directory in ${displayText(dirname(path))}: ${errnoOf(error)}`;
+      throw unusableDir(dir, why, error);
+    }
+  }
+}
+
 /** Downloads `options.model` into `options.dir` (see the header); throws ModelPullError, `io` or `verification` (wrong bytes). */
 export async function pullModel(options: PullModelOptions): Promise<PullModelResult> {
   const { model, dir } = options;
   const target = cachedModelPath(dir, model);
   const partial = join(dir, `.${model.file}.${model.sha256.slice(0, 16)}.partial`);
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (error) {
-    // EEXIST from a recursive mkdir, or ENOTDIR: a file is in the way (of the directory or a parent).
-    const why = errnoOf(error) === "EEXIST" || errnoOf(error) === "ENOTDIR" ? "a file is in its way" : errnoOf(error);
-    throw new ModelPullError("io", `cannot use the model directory ${displayText(dir)} (${why}): pass --model-dir a directory you can write`, { cause: error });
-  }
+  await makeModelDir(dir);
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(partial, { realpath: false, lockfilePath: `${partial}.lock`, stale: 30_000, update: 5_000 });
@@ -170,13 +210,15 @@ async function download(options: PullModelOptions, target: string, partial: stri
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const source = shownUrl(options.url ?? model.url);
   const interrupted = (received: number, cause?: unknown): ModelPullError => {
-    const why = options.signal?.aborted === true ? "interrupted" : stalled ? `timeout: no data for ${idleMs / 1000}s` : failureText(cause);
+    // "no data for": true of a server that never accepted the connection as of one that accepted it and sent nothing.
+    const failure = options.signal?.aborted === true || stalled ? null : failureOf(cause, options.url ?? model.url);
+    const why = options.signal?.aborted === true ? "interrupted" : stalled ? `timeout: no data for ${idleMs / 1000}s` : (failure?.text ?? "");
     // A partial file exists only once bytes arrived (or one was kept from an earlier pull).
     const message =
       received > 0
         ? `the download of ${model.name} from ${source} was interrupted after ${received} bytes (${why}); the partial file is kept: run model pull again to resume it`
         : `the download of ${model.name} from ${source} failed (${why}); nothing was downloaded; ` +
-          `fix: check the network, or pass --from MIRROR (a copy of the file at another URL), ` +
+          `fix: ${failure?.check ?? "check the network"}, or pass --from MIRROR (a copy of the file at another URL), ` +
           `or copy ${model.file} (SHA-256 ${model.sha256}) into the model directory ${JSON.stringify(options.dir)} by hand`;
     return new ModelPullError("io", message, cause !== undefined ? { cause } : undefined);
   };
@@ -231,14 +273,17 @@ async function download(options: PullModelOptions, target: string, partial: stri
     } else if (response.status === 206 && offset > 0 && rangeStart(response.headers.get("content-range")) === offset) {
       file = await open(partial, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
     } else if (response.status === 200) {
-      // No range asked, or a server that ignores it: the whole file comes again.
+      // No range asked, or a server that ignores it: the whole file comes again, and the partial file is the user's bytes thrown away.
+      if (offset > 0) discarded = await discardPartial(partial, model, offset, "range_ignored");
       digest = offset > 0 ? createHash("sha256") : hash;
       received = 0;
       resumedFrom = 0;
       file = await open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o666);
     } else {
       await cancel();
-      throw new ModelPullError("io", `the model server answered HTTP ${response.status} for ${model.name}; nothing was cached`);
+      // The URL that answered: the redirect's target when there was one (response.url is empty from a fetch that does not set it).
+      const answered = response.url !== "" ? shownUrl(response.url) : source;
+      throw new ModelPullError("io", `the model server at ${answered} answered HTTP ${response.status} for ${model.name}; nothing was cached`);
     }
     if (file !== null && response.body !== null) {
       try {
@@ -290,13 +335,56 @@ function shownUrl(raw: string): string {
   return /^[\x21-\x7e]+$/.test(shown) ? shown : JSON.stringify(shown);
 }
 
-/** Why a transfer failed, in fixed words: the network cause (else the error's class) and the first plain `code` on its cause chain (`DNS failure, ENOTFOUND`). */
-function failureText(error: unknown): string {
-  if (error === undefined) return "the server closed the transfer early";
+/**
+ * Why a transfer failed, in fixed words: the network cause (else the error's class) and the first plain `code` on its
+ * cause chain (`DNS failure, ENOTFOUND`), then where it failed when the socket error says so (the host a DNS lookup did
+ * not find, the address nothing listens at: after a redirect that is not the URL the user gave); and what to check first.
+ */
+function failureOf(error: unknown, requested: string): { readonly text: string; readonly check: string } {
+  if (error === undefined) return { text: "the server closed the transfer early", check: "check the network" };
   const codes = [...causeChain(error)].map((current) => (current as { code?: unknown }).code);
   const code = codes.find((c): c is string => typeof c === "string" && /^[A-Z][A-Z0-9_]{1,63}$/.test(c));
   const cause = networkFailureCause(error) ?? errorClassName(error);
-  return code === undefined ? cause : `${cause}, ${code}`;
+  const text = code === undefined ? cause : `${cause}, ${code}`;
+  const refused = cause === "connection refused" ? refusedAddress(error) : null;
+  if (refused !== null) {
+    return { text: `${text}: nothing is listening at ${refused}`, check: `check that the server at ${refused} is running and that the port is right` };
+  }
+  const host = cause === "DNS failure" ? unresolvedHost(error) : null;
+  if (host !== null) {
+    // A host other than the one requested is a redirect's target.
+    const redirected = host.toLowerCase() !== parseUrl(requested)?.hostname.toLowerCase() ? ", where the download was redirected" : "";
+    const shown = displayText(host);
+    return { text: `${text}: no address found for ${shown}${redirected}`, check: `check the host name ${shown} and the network` };
+  }
+  return { text, check: "check the network" };
+}
+
+/** The socket errors on `error`'s cause chain, with those an AggregateError holds (a host with several addresses), a few at most. */
+function* socketErrors(error: unknown): Generator<Record<string, unknown>> {
+  for (const current of causeChain(error)) {
+    yield current as Record<string, unknown>;
+    const inner = (current as { errors?: unknown }).errors;
+    if (Array.isArray(inner)) for (const item of inner.slice(0, 4)) if (typeof item === "object" && item !== null) yield item as Record<string, unknown>;
+  }
+}
+
+/** `127.0.0.1:8080` or `[::1]:8080`: the address and port a refused connect names (an IP and a number, never free text), or null. */
+function refusedAddress(error: unknown): string | null {
+  for (const { code, address, port } of socketErrors(error)) {
+    if (code !== "ECONNREFUSED" || typeof address !== "string" || !Number.isInteger(port)) continue;
+    const family = isIP(address);
+    if (family !== 0) return family === 6 ? `[${address}]:${port}` : `${address}:${port}`;
+  }
+  return null;
+}
+
+/** The host name a failed DNS lookup names (at most 253 characters, as DNS allows), or null. */
+function unresolvedHost(error: unknown): string | null {
+  for (const { code, hostname } of socketErrors(error)) {
+    if (typeof code === "string" && typeof hostname === "string" && hostname !== "" && hostname.length <= 253) return hostname;
+  }
+  return null;
 }
 
 async function syncDir(dir: string): Promise<void> {

@@ -7,7 +7,7 @@ import { chatMessages, requestJson, type ChatMessages, type JsonAnswer } from ".
 import { endpointOrigin } from "./endpoint.js";
 import type { FetchLike, HttpCallOutcome } from "./http-call.js";
 import { quotedText } from "../core/display-text.js";
-import type { ServedModels } from "./served-models.js";
+import { errorStatus, type ServedModels } from "./served-models.js";
 
 /** `/models` lists every served model; generous, but bounded. */
 const MAX_MODELS_BYTES = 4 * 1024 * 1024;
@@ -105,7 +105,7 @@ function servedIn({ outcome, object }: JsonAnswer, model: string): ServedModels 
   const ids = modelEntries(object)
     ?.map((entry) => entry["id"])
     .filter((id): id is string => typeof id === "string");
-  return ids === undefined ? { kind: "unknown" } : { kind: "listed", names: ids, hasModel: ids.includes(model) };
+  return ids === undefined ? { kind: "unknown", ...errorStatus(outcome) } : { kind: "listed", names: ids, hasModel: ids.includes(model) };
 }
 
 /** What `GET {baseUrl}/models` says about the model (listed when some entry's `id` equals it); never throws. */

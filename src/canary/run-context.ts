@@ -4,7 +4,7 @@
 // bytes per token, for a lower bound on each reply's prompt tokens. And its inventory (`GET /api/tags`): whether a tag
 // is installed, and its digest (the exact weights, given only there). Every failure is a value; nothing here throws.
 import type { FetchLike } from "./http-call.js";
-import type { ServedModels } from "./served-models.js";
+import { errorStatus, type ServedModels } from "./served-models.js";
 import { isPlainObject } from "../core/guards.js";
 import { requestJson } from "./chat-exchange.js";
 import { utf8ByteLength } from "../core/codepoints.js";
@@ -152,7 +152,7 @@ async function readOllamaInventory(fetchFn: FetchLike, baseUrl: string, timeoutM
   // A server that accepts the connection and never answers is not "not Ollama": say it timed out.
   if (outcome?.kind === "timeout") return { kind: "unknown", timedOut: true };
   const models = object?.["models"];
-  if (!Array.isArray(models)) return { kind: "unknown" };
+  if (!Array.isArray(models)) return { kind: "unknown", ...errorStatus(outcome) };
   const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
   const entries = models
     .slice(0, MAX_ENTRIES)

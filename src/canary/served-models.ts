@@ -1,14 +1,17 @@
 // Whether the canary's server serves the model, asked once before the first check, and the one-line messages that say
 // what is wrong and how to fix it. A server's model names are untrusted: the list printed is capped and cleaned.
 import { LittleCanaryError } from "../core/errors.js";
-import type { NetworkFailureCause } from "./http-call.js";
+import type { HttpCallOutcome, NetworkFailureCause } from "./http-call.js";
 
 /** What the server's model list said (or why there is none). */
 export type ServedModels =
   | { readonly kind: "listed"; readonly names: readonly string[]; readonly hasModel: boolean }
   | { readonly kind: "unreachable"; readonly cause: NetworkFailureCause | null }
-  /** It answered, but not with a model list (an error status, another shape), or it did not answer in time (`timedOut`). */
-  | { readonly kind: "unknown"; readonly timedOut?: true };
+  /**
+   * It answered, but not with a model list (an error status, then in `status`; another shape), or it did not answer in
+   * time (`timedOut`: whether it accepted the connection is not known).
+   */
+  | { readonly kind: "unknown"; readonly timedOut?: true; readonly status?: number };
 
 /** A canary refusal before any check (model, context, pool), code "backend"; `message` is the one line shown to the user. */
 export class CanaryRefusal extends LittleCanaryError {
@@ -27,6 +30,11 @@ export class CanaryModelError extends CanaryRefusal {
 /** Most model names printed from a server's list; the rest are counted. */
 const MAX_LISTED = 12;
 const MAX_NAME_CHARS = 80;
+
+/** The HTTP status of an answer that was not 200 (a model list refused with an error status), as ServedModels' `status`; else nothing. */
+export function errorStatus(outcome: HttpCallOutcome | null | undefined): { readonly status?: number } {
+  return (outcome?.kind === "response" || outcome?.kind === "unreadable_body") && outcome.status !== 200 ? { status: outcome.status } : {};
+}
 
 /** A plain model tag (letters, digits and `._:/@+-`) prints as it is; anything else JSON-quoted. */
 export function printableModelName(name: string): string {

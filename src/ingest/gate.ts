@@ -180,13 +180,14 @@ export async function runContextGate(
   const served = await requireServedModel(probe);
   const contextLength = await probe.contextLength();
   if (contextLength === null) {
-    // The listing never came: a stuck or starting server, not (as far as anyone can tell) another service.
+    // The listing never came: a stuck, starting or unreachable server, not (as far as anyone can tell) another service. A
+    // timeout does not say whether the connection was accepted, so the line does not claim it.
     if (served?.kind === "unknown" && served.timedOut === true) {
       throw new IngestGateError(
         "backend",
-        `the canary at ${probe.endpointOrigin} accepted the connection but did not answer GET /api/tags before the timeout ` +
+        `the canary at ${probe.endpointOrigin} did not answer GET /api/tags before the timeout ` +
           "(--timeout, at most 30 s for this listing); ingest refuses to run without the model's context length; " +
-          "fix: check that the server is not stuck or still starting (a --timeout under 30 s also shortens this wait)",
+          "fix: check that the server is running, reachable from here, and not stuck or still starting (a --timeout under 30 s also shortens this wait)",
       );
     }
     // Neither listing answered as Ollama does: most likely another service at that URL.

@@ -2,7 +2,7 @@
 // its first check (Ollama: GET /api/tags; OpenAI-compatible: GET /models; a refusal names the model,
 // the server, what it serves and the fix; a server that does not answer is each command's own rule,
 // check and screen fail open, ingest refuses), and the one-line stderr warnings that say the canary
-// could not be reached, answered too slowly, or does not have the model (check, screen, ingest),
+// could not be reached, did not answer in time, or does not have the model (check, screen, ingest),
 // and the setup hint of `demo --live`. A user sees where the request went, for which model, and the
 // fix that fits the failure (raise --timeout, pull the model, start the server), instead of a
 // result that only says "degraded".
@@ -19,7 +19,8 @@ const lastChecks = new WeakMap<CanaryProbe, ServedModels>();
 /**
  * Why the canary is not ready, in one line with its fix, when the last model check of `probe`
  * says so (no call of its own, so nothing here can hold up a shutdown): not reachable, not
- * answering in time, or answering without a model list (a server that is not the one named).
+ * answering in time, answering the model list's request with an HTTP error status (named, with
+ * the request), or answering without a model list (a server that is not the one named).
  * A missing model is the check's own refusal; anything else, or no check yet, is null.
  */
 export function modelCheckProblem(probe: CanaryProbe): string | null {
@@ -28,9 +29,15 @@ export function modelCheckProblem(probe: CanaryProbe): string | null {
   const provider = probe.provider === "openai" ? "openai" : "ollama";
   const origin = probe.endpointOrigin;
   if (served.kind === "unreachable") return unreachableMessage(provider, origin, served.cause);
+  const list = provider === "openai" ? "GET /models" : "GET /api/tags";
+  // A timeout is all the check saw: a server that never accepted the connection ends the same way as one that accepted it and hung.
   if (served.timedOut === true)
-    return `canary at ${origin} accepted the connection but did not list its models before the timeout; fix: check that the server is not stuck or still starting`;
+    return `canary at ${origin} did not answer ${list} before the timeout; fix: check that the server is running, reachable from here, and not stuck or still starting`;
   const flag = provider === "openai" ? "--base-url" : "--ollama-url";
+  if (served.status !== undefined) {
+    const server = provider === "openai" ? "an OpenAI-compatible server" : "Ollama";
+    return `canary at ${origin} answered ${list} with HTTP ${served.status}, not with a model list; fix: if it is ${server}, see its log for the error; if not, point ${flag} at ${server}`;
+  }
   return `canary at ${origin} answered, but not with a model list, so it may not be the server ${flag} should name; fix: point ${flag} at it`;
 }
 
@@ -113,8 +120,12 @@ function fix(target: CanaryTarget, reason: CanaryOutageReason): string {
   if (target.provider === "embedded") return "fix: a larger --timeout, a smaller model, or fewer --concurrency slots (docs/embedded.md)";
   const model = printableModelName(target.model);
   if (reason === "timeout") {
+    // A timeout does not say whether the server accepted the connection and was slow, or never accepted it: the fix covers both.
     const now = target.timeoutSeconds === undefined ? "" : ` (now ${target.timeoutSeconds}s)`;
-    return `fix: the canary answered too slowly: raise --timeout${now}; a CPU canary may need several minutes per check`;
+    return (
+      `fix: if the canary is slow, raise --timeout${now} (a CPU canary may need several minutes per check); ` +
+      "if not, check that the server is running and that nothing drops the connection on the way"
+    );
   }
   if (reason === "model_not_found") {
     return target.provider === "ollama" ? `fix: ollama pull ${model}` : OPENAI_MODEL_FIX;

@@ -104,7 +104,7 @@ describe("a canary server that does not answer", () => {
 
 describe("a canary server whose model list cannot be read while its chats answer", () => {
   const problem = (url: string) =>
-    `warning: canary at ${url} answered, but not with a model list, so it may not be the server --ollama-url should name; fix: point --ollama-url at it\n`;
+    `warning: canary at ${url} answered GET /api/tags with HTTP 500, not with a model list; fix: if it is Ollama, see its log for the error; if not, point --ollama-url at Ollama\n`;
 
   it("check screens the text as before and says so on stderr once, never echoing the server's body", async () => {
     ollama.setRouteFault("/api/tags", { fault: "status", status: 500, body: "tags-body-SECRET" });
@@ -122,6 +122,24 @@ describe("a canary server whose model list cannot be read while its chats answer
     expect(JSON.parse(run.stdout)).toMatchObject({ total: 3, counts: { pass: 3, degraded: 0 } });
     expect(run.stderr.split("\n").filter((line) => line.startsWith("warning:"))).toEqual([problem(ollama.url).trimEnd()]);
     expect(run.stderr).not.toContain("SECRET");
+  });
+
+  it("a model list answered 200 but in another shape says the server may not be the one --ollama-url should name, with no status", async () => {
+    ollama.setRouteFault("/api/tags", { fault: "garbage" });
+    const run = await runCli(["check", "--ollama-url", ollama.url], { stdin: "What is the capital of France?\n" });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `warning: canary at ${ollama.url} answered, but not with a model list, so it may not be the server --ollama-url should name; fix: point --ollama-url at it\n`,
+    );
+  });
+
+  it("a model list that does not come before the timeout is not said to have accepted the connection", async () => {
+    ollama.setRouteFault("/api/tags", { fault: "hang" });
+    const run = await runCli(["check", "--ollama-url", ollama.url, "--timeout", "0.5"], { stdin: "What is the capital of France?\n" });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `warning: canary at ${ollama.url} did not answer GET /api/tags before the timeout; fix: check that the server is running, reachable from here, and not stuck or still starting\n`,
+    );
   });
 
   it("a model list whose connection drops is said to be unread, not the server unreachable, when the checks were answered", async () => {

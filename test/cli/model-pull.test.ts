@@ -1,6 +1,7 @@
 // `model pull` on the command line: an empty --model-dir is refused before anything is created or
 // fetched (it never falls back to the default directory), an empty $LITTLE_CANARY_MODEL_DIR counts
-// as unset, and a partial download that cannot be resumed is discarded and said so on stderr.
+// as unset, and a partial download that cannot be resumed (HTTP 416, or a Range the mirror ignores) is discarded and
+// said so on stderr.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,5 +68,30 @@ describe("model pull with a partial download the server has no bytes past (HTTP 
     );
     expect(server.ranges.slice(before)).toEqual([`bytes=${SERVED.length + 10}-`, null]);
     expect(existsSync(partial)).toBe(false);
+  });
+});
+
+describe("model pull from a mirror that ignores the Range of a resume (HTTP 200 with the whole file)", () => {
+  it("says on stderr that the partial download was discarded and the download started over from byte 0", async () => {
+    // No length declared, so the short file is written before the pull finds it is not the model.
+    const mirror = await startModelServer(SERVED, { ignoreRange: true, noLength: true });
+    try {
+      const { cwd, env } = sandbox();
+      const dir = join(cwd, "models");
+      mkdirSync(dir);
+      const model = DEFAULT_EMBEDDED_MODEL;
+      writeFileSync(join(dir, `.${model.file}.${model.sha256.slice(0, 16)}.partial`), Buffer.alloc(10));
+      const run = await runCli(["model", "pull", "--model-dir", "models", "--from", mirror.url], { cwd, env });
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toBe(
+        `error: the server ignored the request to resume ${model.name} after the 10 bytes an earlier pull kept and sent the whole file (HTTP 200, not 206); ` +
+          `that partial download was discarded and the download started over; then the download of ${model.name} from ${mirror.url} was interrupted after ` +
+          `${SERVED.length} bytes (the server closed the transfer early); the partial file is kept: run model pull again to resume it\n`,
+      );
+      expect(mirror.ranges).toEqual(["bytes=10-"]);
+    } finally {
+      await mirror.close();
+    }
   });
 });

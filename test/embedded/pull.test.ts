@@ -91,6 +91,10 @@ describe("model pull", () => {
     server.options.ignoreRange = true;
     const result = await pullModel({ model: spec(server), dir });
     expect(result.resumedFrom).toBe(0);
+    // The bytes the first pull kept were thrown away and written again from byte 0: the result says so, as for any discard.
+    expect(result.discardedPartial).toMatchObject({ code: "range_ignored" });
+    expect(result.discardedPartial?.bytes).toBeGreaterThan(0);
+    expect(server.ranges[1]).toBe(`bytes=${result.discardedPartial?.bytes}-`);
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
   });
 
@@ -155,6 +159,48 @@ describe("model pull", () => {
       expect((error as Error).message).toBe(`cannot use the model directory ${dir} (a file is in its way): pass --model-dir a directory you can write`);
     }
     expect(server.ranges).toEqual([]);
+  });
+
+  // Node 20's recursive mkdir retries forever where mkdir answers ENOENT although the parent exists, as /proc does.
+  it.skipIf(!existsSync("/proc/self"))(
+    "a model directory under /proc, where no directory can be made, is refused at once, naming --model-dir and the path",
+    async () => {
+      const server = await serve();
+      for (const dir of ["/proc/lc-no-such-dir", "/proc/lc-no-such-dir/models"]) {
+        const error = await pullModel({ model: spec(server), dir }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ModelPullError);
+        expect((error as ModelPullError).code).toBe("io");
+        expect((error as Error).message).toMatch(
+          new RegExp(`^cannot use the model directory ${dir} \\(cannot create a directory in /proc: E[A-Z]+\\): pass --model-dir a directory you can write$`),
+        );
+      }
+      expect(server.ranges).toEqual([]);
+    },
+  );
+
+  it("missing parents of the model directory are created, one level at a time", async () => {
+    const server = await serve();
+    const dir = join(freshDir(), "a", "b");
+    const result = await pullModel({ model: spec(server), dir });
+    expect(result.path).toBe(join(dir, "tiny.gguf"));
+    expect(readFileSync(result.path).equals(BYTES)).toBe(true);
+  });
+
+  it("an HTTP error names the URL that answered it: the redirect's target, without its query, never the body", async () => {
+    const server = createServer((req, res) => {
+      if (req.url?.startsWith("/moved") === true) res.writeHead(404, { "content-type": "text/plain" }).end("body-SECRET");
+      else res.writeHead(302, { location: "/moved/tiny.gguf?token=s3cret" }).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const model: PinnedModel = { name: "tiny", file: "tiny.gguf", url: `${origin}/tiny.gguf`, sha256: SHA, size: BYTES.length, license: "none" };
+      const error = await pullModel({ model, dir: freshDir() }).catch((e: unknown) => e);
+      expect((error as ModelPullError).code).toBe("io");
+      expect((error as Error).message).toBe(`the model server at ${origin}/moved/tiny.gguf answered HTTP 404 for tiny; nothing was cached`);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it("a wrong file already at the target is replaced by the verified download", async () => {
@@ -251,7 +297,9 @@ describe("model pull when the server has no bytes past the partial file (HTTP 41
       const model: PinnedModel = { name: "tiny", file: "tiny.gguf", url, sha256: SHA, size: BYTES.length, license: "none" };
       const error = await pullModel({ model, dir }).catch((e: unknown) => e);
       expect((error as ModelPullError).code).toBe("io");
-      expect((error as Error).message).toMatch(/; then the model server answered HTTP 416 for tiny; nothing was cached$/);
+      expect((error as Error).message).toMatch(
+        new RegExp(`; then the model server at ${url.replace(/[.]/g, "\\.")} answered HTTP 416 for tiny; nothing was cached$`),
+      );
       expect(ranges).toEqual(["bytes=500-", null]);
       expect(existsSync(join(dir, "tiny.gguf"))).toBe(false);
     } finally {
@@ -274,7 +322,14 @@ describe("model pull when the server has no bytes past the partial file (HTTP 41
     // Wrong bytes and no pinned size: only writing the file from byte 0 yields the pinned SHA-256.
     const dir = withPartial(Buffer.alloc(5000, 0x41));
     const result = await pullModel({ model: spec(server, { size: null }), dir });
-    expect(result).toMatchObject({ resumedFrom: 0, bytes: BYTES.length, discardedPartial: null });
+    expect(result).toMatchObject({ resumedFrom: 0, bytes: BYTES.length });
+    expect(result.discardedPartial).toEqual({
+      bytes: 5000,
+      code: "range_ignored",
+      message:
+        "the server ignored the request to resume tiny after the 5000 bytes an earlier pull kept and sent the whole file (HTTP 200, not 206); " +
+        "that partial download was discarded and the download started over",
+    });
     expect(server.ranges).toEqual(["bytes=5000-"]);
     expect(readFileSync(join(dir, "tiny.gguf")).equals(BYTES)).toBe(true);
   });
@@ -314,11 +369,48 @@ describe("model pull without a network", () => {
     await expect(pullModel({ model, dir: freshDir(), fetch: offline("CERT_HAS_EXPIRED") })).rejects.toThrow("failed (TLS failure, CERT_HAS_EXPIRED)");
   });
 
-  it("a refused port on 127.0.0.1 is 'connection refused', with the URL", async () => {
-    const url = `${await refusedUrl()}/tiny.gguf`;
+  it("a refused port on 127.0.0.1 says nothing is listening at that address and port, and to check the server and the port, not the network", async () => {
+    const origin = await refusedUrl();
+    const at = origin.slice("http://".length);
+    const url = `${origin}/tiny.gguf`;
     const error = await pullModel({ model: { ...model, url }, dir: freshDir() }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(
-      new RegExp(`^the download of tiny from ${url.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED\\); nothing was downloaded; fix: `),
+      new RegExp(
+        `^the download of tiny from ${url.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED: nothing is listening at ${at.replace(/[.]/g, "\\.")}\\); ` +
+          `nothing was downloaded; fix: check that the server at ${at.replace(/[.]/g, "\\.")} is running and that the port is right, or pass --from MIRROR `,
+      ),
+    );
+    expect((error as Error).message).not.toContain("check the network");
+  });
+
+  it("a redirect to a port nothing listens on names the redirect's address and port, not the URL's", async () => {
+    const refused = (await refusedUrl()).slice("http://".length);
+    const server = createServer((_req, res) => res.writeHead(302, { location: `http://${refused}/tiny.gguf` }).end());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tiny.gguf`;
+      const error = await pullModel({ model: { ...model, url }, dir: freshDir() }).catch((e: unknown) => e);
+      expect((error as Error).message).toContain(`failed (connection refused, ECONNREFUSED: nothing is listening at ${refused}); `);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("a DNS failure of a redirect's target names that host, not the URL the user gave", async () => {
+    // As undici rejects after following a redirect to a host without an address: the lookup error names the host it looked up.
+    const lookupFailed = (async () => {
+      throw new TypeError("fetch failed", {
+        cause: Object.assign(new Error("getaddrinfo ENOTFOUND cdn.mirror.invalid"), {
+          code: "ENOTFOUND",
+          syscall: "getaddrinfo",
+          hostname: "cdn.mirror.invalid",
+        }),
+      });
+    }) as typeof fetch;
+    const message = ((await pullModel({ model, dir: freshDir(), fetch: lookupFailed }).catch((e: unknown) => e)) as Error).message;
+    expect(message).toContain(
+      "from https://models.example/qwen/tiny.gguf failed (DNS failure, ENOTFOUND: no address found for cdn.mirror.invalid, where the download was redirected); " +
+        "nothing was downloaded; fix: check the host name cdn.mirror.invalid and the network, or pass --from MIRROR",
     );
   });
 
@@ -330,7 +422,8 @@ describe("model pull without a network", () => {
     expect(run.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1);
     expect(run.stderr).toMatch(
       new RegExp(
-        `^error: the download of \\S+ from ${from.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED\\); nothing was downloaded; fix: check the network, or pass --from MIRROR`,
+        `^error: the download of \\S+ from ${from.replace(/[.]/g, "\\.")} failed \\(connection refused, ECONNREFUSED: nothing is listening at [0-9.:]+\\); ` +
+          "nothing was downloaded; fix: check that the server at [0-9.:]+ is running and that the port is right, or pass --from MIRROR",
       ),
     );
   });
