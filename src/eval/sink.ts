@@ -3,12 +3,12 @@
 // a write that fails part-way (a full disk) is cut back to the last whole line, so the record never
 // ends in a torn line that a JSONL reader would take for a damaged file. Every failure names the
 // flag and the file (`--output: cannot write F (ENOSPC)`), never "unexpected failure".
-import { lstat, mkdir, open, stat, unlink } from "node:fs/promises";
+import { mkdir, open, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { displayText } from "../core/display-text.js";
-import { errnoCode, LittleCanaryError, UsageError } from "../core/errors.js";
-import { readSmallFile } from "../core/read-at-most.js";
+import { errnoCode, LittleCanaryError } from "../core/errors.js";
 import { specialFileKind } from "../core/file-identity.js";
+import { refuseToReplaceOtherFile } from "../core/replace-guard.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
 
 /** `flag: cannot write F (why)`, the one wording of an output file that failed. */
@@ -127,15 +127,20 @@ const REPORT_SNIFF_BYTES = 4096;
 /**
  * Refuses, before anything runs, a `flag` path (the report) that holds a file other than an
  * earlier eval report: that file is removed once the run starts (removeEarlierOutput), and a slip
- * of the argument must never delete a corpus, notes or another run's files. Absent, empty and
- * non-regular paths are left to checkOutputPath and the write.
+ * of the argument must never delete a corpus, notes or another run's files. A file that cannot be
+ * read is refused (it cannot be told to be a report); absent, empty and non-regular paths are left
+ * to checkOutputPath and the write.
  */
 export async function refuseToReplaceNonReport(flag: string, path: string): Promise<void> {
-  const info = await lstat(path).catch(() => null);
-  if (info === null || !info.isFile() || info.size === 0) return;
-  const read = await readSmallFile(path, REPORT_SNIFF_BYTES, () => null);
-  if ("bytes" in read && read.bytes.subarray(0, REPORT_SNIFF_BYTES).toString("utf8").includes(REPORT_MARK)) return;
-  throw new UsageError(`${flag}: ${displayText(path)} exists and is not a little-canary eval report; it is never replaced (remove it or name another file)`);
+  await refuseToReplaceOtherFile(path, {
+    flag: `${flag}:`,
+    what: "a little-canary eval report",
+    hint: "(remove it or name another file)",
+    headBytes: REPORT_SNIFF_BYTES,
+    isEarlierOutput: (head) => head.toString("utf8").includes(REPORT_MARK),
+    unreadable: "refuse",
+    emptyOrNotAFile: "replace",
+  });
 }
 
 /**

@@ -2,10 +2,10 @@
 // input order and written once the run's result is final: each file atomically, the GitHub
 // summary appended to the runner's file. Paths are checked and spools created before the input is
 // read, so a bad report path refuses the run before anything is checked.
-import { lstat, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { appendNoFollow, appendTargetProblem } from "../core/append.js";
-import { readSmallFile } from "../core/read-at-most.js";
+import { refuseToReplaceOtherFile } from "../core/replace-guard.js";
 import { LittleCanaryError, UsageError } from "../core/errors.js";
 import { refuseSharedFiles, specialFileKind, type RunFile } from "../core/file-identity.js";
 import { stageFileAtomic, type StagedFile } from "../publish/atomic-write.js";
@@ -87,19 +87,21 @@ const SNIFF_BYTES = 4096;
 /**
  * An existing `--sarif` or `--junit` path is replaced only when it holds a report of that format
  * (looksLikeReport) or nothing but white space, so a slip of the argument cannot replace another
- * run's manifest, export, index or verdict cache, a package.json or a pom.xml. Anything but a
- * regular file is left to the write, which names it.
+ * run's manifest, export, index or verdict cache, a package.json or a pom.xml. A file that cannot
+ * be read cannot be told to be a report, so it is refused (the atomic write would replace another
+ * user's file in a shared directory without a word); anything but a regular file is left to the
+ * write, which names it.
  */
 async function refuseToReplaceOther(flag: string, path: string): Promise<void> {
-  const info = await lstat(path).catch(() => null);
-  if (info === null || !info.isFile() || info.size === 0) return;
-  // One byte past the sniffed head at most; a file that cannot be read is left to the write.
-  const read = await readSmallFile(path, SNIFF_BYTES, () => null);
-  if (!("bytes" in read)) return;
-  if (!looksLikeReport(flag, read.bytes.subarray(0, SNIFF_BYTES))) {
-    const what = flag === "--sarif" ? "a SARIF log" : "a JUnit XML report";
-    throw new UsageError(`${flag}: ${displayText(path)} exists and is not ${what}; it is never replaced (remove it or name another file)`);
-  }
+  await refuseToReplaceOtherFile(path, {
+    flag: `${flag}:`,
+    what: flag === "--sarif" ? "a SARIF log" : "a JUnit XML report",
+    hint: "(remove it or name another file)",
+    headBytes: SNIFF_BYTES,
+    isEarlierOutput: (head) => looksLikeReport(flag, head),
+    unreadable: "refuse",
+    emptyOrNotAFile: "replace",
+  });
 }
 
 /**

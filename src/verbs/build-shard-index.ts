@@ -1,13 +1,13 @@
 // `buildShardIndex`, behind `little-canary index`. It lives in the verb layer, above both verify/
 // and publish/, so that the read-only `little-canary/verify` entry never loads the writer.
-import { lstat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { canonicalJson } from "../core/canonical.js";
 import { fileIdentity, sameFile } from "../core/file-identity.js";
 import { errnoCode, LittleCanaryError, UsageError } from "../core/errors.js";
 import { sha256Hex } from "../core/hash.js";
 import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
-import { readJsonDocument } from "../core/read-document.js";
+import { MAX_DOCUMENT_BYTES, parseJsonDocument } from "../core/read-document.js";
+import { refuseToReplaceOtherFile } from "../core/replace-guard.js";
 import { quotedText } from "../core/display-text.js";
 import { INDEX_SCHEMA, IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
 import { writeFileAtomic } from "../publish/atomic-write.js";
@@ -59,13 +59,31 @@ export interface BuildShardIndexResult {
   readonly problems: ShardIndexProblem[];
 }
 
-/** An existing `--out` is replaced only when it is an index, so a slip of the argument cannot overwrite the input, a manifest or any other file. */
+/**
+ * An existing `--out` is replaced only when it is an index, so a slip of the argument cannot
+ * overwrite the input, a manifest or any other file: an empty file, a symlink, a directory and a
+ * file that cannot be read are refused too.
+ */
 async function refuseToReplaceOther(indexPath: string, shown: string): Promise<void> {
-  const info = await lstat(indexPath).catch(() => null);
-  if (info === null) return;
-  const value = info.isFile() ? (await readJsonDocument(indexPath, "index").catch(() => null))?.value : null;
-  if (!isPlainObject(value) || value["schema"] !== INDEX_SCHEMA) {
-    throw new UsageError(`index: --out ${displayPath(shown)} exists and is not a ${INDEX_SCHEMA} document; it is never replaced`);
+  await refuseToReplaceOtherFile(indexPath, {
+    flag: "index: --out",
+    shownPath: displayPath(shown),
+    what: `a ${INDEX_SCHEMA} document`,
+    // The whole document is read and parsed, as verify reads an index.
+    headBytes: MAX_DOCUMENT_BYTES,
+    isEarlierOutput: (bytes, whole) => whole && isIndexDocument(bytes),
+    unreadable: "refuse",
+    emptyOrNotAFile: "refuse",
+  });
+}
+
+/** Whether `bytes` are a strict JSON object whose `schema` is the index's. */
+function isIndexDocument(bytes: Buffer): boolean {
+  try {
+    const { value } = parseJsonDocument(bytes, "index");
+    return isPlainObject(value) && value["schema"] === INDEX_SCHEMA;
+  } catch {
+    return false;
   }
 }
 

@@ -1,0 +1,63 @@
+// Whether an output path may be replaced. A command that writes its file over whatever is at its
+// path first refuses a file there that is not one of its own earlier outputs, so a slip of the
+// argument (a corpus, notes, another run's manifest named as the output) never costs a file. The
+// commands differ only in what they recognise as their own and in the two choices of
+// EarlierOutputCheck; the rule and the words of its refusal are stated here once.
+import { lstat } from "node:fs/promises";
+import { displayText } from "./display-text.js";
+import { UsageError } from "./errors.js";
+import { readSmallFile, type SmallFileRead } from "./read-at-most.js";
+
+/** What a command counts as its own earlier output, and how its refusal names the path. */
+export interface EarlierOutputCheck {
+  /** The words of the refusal before the path: the flag and a colon (`--report:`), or the verb and the flag (`index: --out`). */
+  readonly flag: string;
+  /** The path as the refusal shows it; default `displayText(path)`. */
+  readonly shownPath?: string;
+  /** What an earlier output is, as the refusal says it after "is not": `a SARIF log`. */
+  readonly what: string;
+  /** Words that end the refusal after "it is never replaced", such as `(remove it or name another file)`; default none. */
+  readonly hint?: string;
+  /** Bytes of the file the recogniser is shown (one more is read, to tell whether that was all of it). */
+  readonly headBytes: number;
+  /** Whether a file's first bytes (`whole`: they are all of it) are an earlier output of the command. */
+  readonly isEarlierOutput: (head: Buffer, whole: boolean) => boolean;
+  /**
+   * A regular file that cannot be read (no permission, an I/O error): `"replace"` leaves it to the
+   * write, `"refuse"` refuses it, since it cannot be told to be an earlier output.
+   */
+  readonly unreadable: "replace" | "refuse";
+  /**
+   * An empty file, or a path that is not a regular file (a directory, a symlink, a pipe):
+   * `"replace"` leaves it to the caller's own path checks and the write (an empty file holds
+   * nothing to lose), `"refuse"` refuses it like any file that is not an earlier output.
+   */
+  readonly emptyOrNotAFile: "replace" | "refuse";
+}
+
+/** Reads at most `max` + 1 bytes of `path` (readSmallFile); injectable so a test can fail the read. */
+export type ReadHead = (path: string, max: number) => Promise<SmallFileRead>;
+
+const readHead: ReadHead = (path, max) => readSmallFile(path, max, () => null);
+
+/**
+ * Throws UsageError (`FLAG PATH exists and is not WHAT; it is never replaced HINT`) unless
+ * `path` may be replaced by the command's output: nothing is there (or it cannot be examined: the
+ * write then names the problem), or `check.isEarlierOutput` recognises the file's first bytes, or
+ * the file is empty, not a regular file or unreadable and `check` says such a file is replaced.
+ * Never echoes the file's content.
+ */
+export async function refuseToReplaceOtherFile(path: string, check: EarlierOutputCheck, read: ReadHead = readHead): Promise<void> {
+  const info = await lstat(path).catch(() => null);
+  if (info === null) return;
+  const replaceable = await (async () => {
+    if (!info.isFile() || info.size === 0) return check.emptyOrNotAFile === "replace";
+    const head = await read(path, check.headBytes);
+    if (!("bytes" in head)) return check.unreadable === "replace";
+    return check.isEarlierOutput(head.bytes.subarray(0, check.headBytes), head.bytes.length <= check.headBytes);
+  })();
+  if (replaceable) return;
+  const shown = check.shownPath ?? displayText(path);
+  const hint = check.hint === undefined ? "" : ` ${check.hint}`;
+  throw new UsageError(`${check.flag} ${shown} exists and is not ${check.what}; it is never replaced${hint}`);
+}
