@@ -10,54 +10,75 @@ import { sha256Hex } from "../core/hash.js";
 import { CAPTURE_KIND, CAPTURE_SCHEMA, CONTRAST_CASES, DEMO_GENERATION, MAX_CAPTURE_BYTES } from "./contrast.js";
 
 const nonBlank = (error: string) => z.string({ error }).refine((s) => s.trim() !== "", { error });
-const INCOMPLETE = "fixture capture metadata is incomplete";
-const CASE_PAIR = "fixture contrast pair does not match this build";
-const SIGNALS = "case signal expectation is invalid";
+
+// Why a file is not a capture: fixed reasons that name fields and the values this build requires,
+// never a value of the file. The command puts the flag and the file before them (replay.ts:
+// `--capture F is not a demo capture: REASON`).
+const REASON = {
+  incomplete: "its capture metadata is incomplete (a required field is missing or blank)",
+  metadata: "its capture metadata is not an object",
+  backend: "its backend is not ollama",
+  promptHash: "its system_prompt_sha256 is not 64 lowercase hex digits",
+  temperature: `its temperature is not ${DEMO_GENERATION.temperature}`,
+  seed: `its seed is not ${DEMO_GENERATION.seed}`,
+  maxTokens: `its max_tokens is not ${DEMO_GENERATION.maxTokens}`,
+  note: "its provenance_note is not a string",
+  schema: `its schema is not ${CAPTURE_SCHEMA}`,
+  kind: `its fixture_kind is not ${CAPTURE_KIND}`,
+  caseCount: `it does not hold exactly the ${CONTRAST_CASES.length} cases of the contrast pair`,
+  casePair: "its cases are not this build's contrast pair (clean, then c1-05, with their inputs)",
+  caseShape: "a case is not an object",
+  response: "a case's response is missing or blank",
+  expected: "a case's expected is not an object",
+  risk: "a case's expected risk is not a number",
+  block: "a case's expected block is not true or false",
+  signals: "a case's expected signals are not a list of non-empty strings",
+} as const;
+/** The reasons above: the only schema messages shown, since zod's own could quote the file. */
+const SCHEMA_REASONS: ReadonlySet<string> = new Set(Object.values(REASON));
 
 const CaptureCaseSchema = z.object(
   {
-    id: z.string({ error: CASE_PAIR }),
-    input: z.string({ error: CASE_PAIR }),
-    response: nonBlank("fixture response must be a non-empty string"),
+    id: z.string({ error: REASON.casePair }),
+    input: z.string({ error: REASON.casePair }),
+    response: nonBlank(REASON.response),
     expected: z.object(
       {
-        risk: z.number({ error: "case risk expectation is invalid" }).refine(Number.isFinite, { error: "case risk expectation is invalid" }),
-        block: z.boolean({ error: "case block expectation is invalid" }),
-        signals: z.array(z.string({ error: SIGNALS }).min(1, { error: SIGNALS }), { error: SIGNALS }).max(1000, { error: SIGNALS }),
+        risk: z.number({ error: REASON.risk }).refine(Number.isFinite, { error: REASON.risk }),
+        block: z.boolean({ error: REASON.block }),
+        signals: z.array(z.string({ error: REASON.signals }).min(1, { error: REASON.signals }), { error: REASON.signals }).max(1000, { error: REASON.signals }),
       },
-      { error: "case expectation is invalid" },
+      { error: REASON.expected },
     ),
   },
-  { error: "fixture case is invalid" },
+  { error: REASON.caseShape },
 );
 
 const CaptureMetadataSchema = z.object(
   {
-    timestamp_utc: nonBlank(INCOMPLETE),
-    source_sha: nonBlank(INCOMPLETE),
-    backend: nonBlank(INCOMPLETE).refine((b) => b === "ollama", { error: "fixture backend is unsupported" }),
-    model: nonBlank(INCOMPLETE),
-    model_digest: nonBlank(INCOMPLETE),
-    runtime_version: nonBlank(INCOMPLETE),
-    system_prompt_sha256: nonBlank(INCOMPLETE).refine((s) => /^[0-9a-f]{64}$/.test(s), {
-      error: "fixture system prompt hash is invalid",
-    }),
-    temperature: z.literal(DEMO_GENERATION.temperature, { error: "fixture temperature is unsupported" }),
-    seed: z.literal(DEMO_GENERATION.seed, { error: "fixture generation parameters are unsupported" }),
-    max_tokens: z.literal(DEMO_GENERATION.maxTokens, { error: "fixture generation parameters are unsupported" }),
-    provenance_note: z.string().optional(),
+    timestamp_utc: nonBlank(REASON.incomplete),
+    source_sha: nonBlank(REASON.incomplete),
+    backend: nonBlank(REASON.incomplete).refine((b) => b === "ollama", { error: REASON.backend }),
+    model: nonBlank(REASON.incomplete),
+    model_digest: nonBlank(REASON.incomplete),
+    runtime_version: nonBlank(REASON.incomplete),
+    system_prompt_sha256: nonBlank(REASON.incomplete).refine((s) => /^[0-9a-f]{64}$/.test(s), { error: REASON.promptHash }),
+    temperature: z.literal(DEMO_GENERATION.temperature, { error: REASON.temperature }),
+    seed: z.literal(DEMO_GENERATION.seed, { error: REASON.seed }),
+    max_tokens: z.literal(DEMO_GENERATION.maxTokens, { error: REASON.maxTokens }),
+    provenance_note: z.string({ error: REASON.note }).optional(),
   },
-  { error: "fixture capture metadata is invalid" },
+  { error: REASON.metadata },
 );
 
 export const CapturePayloadSchema = z.object({
-  schema: z.literal(CAPTURE_SCHEMA, { error: "fixture schema is unsupported" }),
-  fixture_kind: z.literal(CAPTURE_KIND, { error: "fixture provenance kind is invalid" }),
+  schema: z.literal(CAPTURE_SCHEMA, { error: REASON.schema }),
+  fixture_kind: z.literal(CAPTURE_KIND, { error: REASON.kind }),
   capture: CaptureMetadataSchema,
   cases: z
-    .array(CaptureCaseSchema, { error: "fixture must contain the exact contrast pair" })
-    .length(CONTRAST_CASES.length, { error: "fixture must contain the exact contrast pair" })
-    .refine((cases) => cases.every((c, i) => c.id === CONTRAST_CASES[i]?.id && c.input === CONTRAST_CASES[i]?.input), { error: CASE_PAIR }),
+    .array(CaptureCaseSchema, { error: REASON.caseCount })
+    .length(CONTRAST_CASES.length, { error: REASON.caseCount })
+    .refine((cases) => cases.every((c, i) => c.id === CONTRAST_CASES[i]?.id && c.input === CONTRAST_CASES[i]?.input), { error: REASON.casePair }),
 });
 
 export type CapturePayload = z.infer<typeof CapturePayloadSchema>;
@@ -89,26 +110,32 @@ export function parseCaptureJson(bytes: Uint8Array): unknown {
   return parsed.ok ? parsed.value : undefined;
 }
 
-/** Validates capture bytes in a fixed order (size, UTF-8 JSON, hash, then shape); the first failure decides. */
+/**
+ * Validates capture bytes in a fixed order (size, UTF-8 JSON, hash, then shape); the first failure
+ * decides. An integrity failure's `detail` is why the bytes are not a capture, to be put after the
+ * file's name (`--capture F is not a demo capture: DETAIL`).
+ */
 export function parseCapture(bytes: Uint8Array): CaptureLoad {
-  if (bytes.byteLength > MAX_CAPTURE_BYTES) return integrity("fixture exceeds the one-megabyte limit");
+  if (bytes.byteLength > MAX_CAPTURE_BYTES) return integrity(`it is larger than ${MAX_CAPTURE_BYTES} bytes (one megabyte)`);
   const document = parseCaptureJson(bytes);
-  if (document === undefined) return integrity("fixture is not valid UTF-8 JSON");
-  if (!isPlainObject(document)) return integrity("fixture root is invalid");
+  if (document === undefined) return integrity("it is not strict UTF-8 JSON (a capture has no byte order mark, duplicate key or non-finite number)");
+  if (!isPlainObject(document)) return integrity("it is not a JSON object");
   const declared = document["payload_sha256"];
-  if (typeof declared !== "string" || !/^[0-9a-fA-F]{64}$/.test(declared)) return integrity("fixture hash is missing or invalid");
+  if (typeof declared !== "string" || !/^[0-9a-fA-F]{64}$/.test(declared)) return integrity("its payload_sha256 is missing or not 64 hex digits");
   let computed: string;
   try {
     computed = capturePayloadSha256(document);
   } catch {
-    return integrity("fixture payload cannot be canonicalized");
+    return integrity("its payload cannot be canonicalized");
   }
-  if (!timingSafeEqual(Buffer.from(declared.toLowerCase(), "latin1"), Buffer.from(computed, "latin1"))) return integrity("fixture hash mismatch");
+  if (!timingSafeEqual(Buffer.from(declared.toLowerCase(), "latin1"), Buffer.from(computed, "latin1"))) {
+    return integrity("its payload_sha256 does not match its content (it was changed after it was hashed, or hashed by another implementation)");
+  }
   const parsed = CapturePayloadSchema.safeParse(document);
   if (!parsed.success) {
-    // Only our own fixed messages are shown; zod's defaults could quote a value from the file.
+    // Only our own fixed reasons are shown; zod's defaults could quote a value from the file.
     const message = parsed.error.issues[0]?.message ?? "";
-    return integrity(/^(fixture|case) [a-z -]{1,80}$/.test(message) ? message : "fixture shape is invalid");
+    return integrity(SCHEMA_REASONS.has(message) ? message : "its fields are not those of a capture");
   }
   return { kind: "ok", capture: { ...parsed.data, payload_sha256: declared.toLowerCase() } };
 }

@@ -24,9 +24,11 @@ const NO_CAPTURE = "no replay capture is packaged with this build; pass --captur
 
 const BASE_FIELDS = { run_canary_status: "not_exercised", egress: "none" } as const;
 
+/** The flag and the file, as every detail about the capture starts, so a mistyped path is seen at once. */
+const namedCapture = (path: string): string => `--capture ${displayText(path)}`;
+
 async function readCaptureBytes(path: string): Promise<Uint8Array | { kind: "unavailable"; detail: string }> {
-  // The detail names the file and the flag, so a mistyped path is seen at once.
-  const named = `--capture ${displayText(path)}`;
+  const named = namedCapture(path);
   try {
     const info = await stat(path);
     if (!info.isFile()) return { kind: "unavailable", detail: `capture file cannot be read (not a file): ${named}` };
@@ -68,11 +70,11 @@ export async function runReplay(options: ReplayOptions = {}): Promise<DemoOutcom
     const bytes = await readCaptureBytes(options.capturePath);
     if (!(bytes instanceof Uint8Array)) return failure("REPLAY UNAVAILABLE", bytes.detail);
     const loaded = parseCapture(bytes);
-    if (loaded.kind === "integrity") return failure("REPLAY INTEGRITY FAILURE", loaded.detail);
+    if (loaded.kind === "integrity") return failure("REPLAY INTEGRITY FAILURE", `${namedCapture(options.capturePath)} is not a demo capture: ${loaded.detail}`);
     capture = loaded.capture;
   } catch (error) {
     options.onInternalError?.("load", errorClassName(error));
-    return failure("REPLAY LOAD FAILURE", "replay fixture load failed");
+    return failure("REPLAY LOAD FAILURE", `${namedCapture(options.capturePath)} could not be loaded (an internal error)`);
   }
 
   const analyzer = options.analyzer ?? defaultResponseAnalyzer();

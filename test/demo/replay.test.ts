@@ -9,6 +9,9 @@ import { runReplay } from "../../src/demo/replay.js";
 import { runLocal } from "../support/run-local.js";
 import { captureDocument, foreignCaptureDocument, HAND_WRITTEN, rehash, writeTemp, type Doc } from "../support/demo-capture.js";
 
+/** Why a capture whose bytes changed after hashing is refused. */
+const MISMATCH = "its payload_sha256 does not match its content (it was changed after it was hashed, or hashed by another implementation)";
+
 const PREAMBLE = "RUN_KIND   REPLAY\nMODEL_CALL no — recorded output\nCANARY     NOT EXERCISED THIS RUN\nEGRESS     none\n";
 
 async function demo(argv: string[], env: Record<string, string> = {}) {
@@ -68,9 +71,10 @@ describe("replay of an imported capture", () => {
   });
 
   it("refuses the foreign file itself: its own payload hash is not our canonical hash", async () => {
-    const { code, stdout } = await demo(["--capture", writeTemp(foreignCaptureDocument())]);
+    const file = writeTemp(foreignCaptureDocument());
+    const { code, stdout } = await demo(["--capture", file]);
     expect(code).toBe(2);
-    expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");
+    expect(stdout).toContain(`REPLAY     INTEGRITY FAILURE\nDETAIL     --capture ${file} is not a demo capture: ${MISMATCH}\n`);
   });
 });
 
@@ -102,12 +106,28 @@ describe("replay failures", () => {
     expect(stdout).toContain(`DETAIL     capture file cannot be read (not a file): --capture ${tmpdir()}\n`);
   });
 
+  it("a file that is not a capture is named by --capture and its path, and none of its content is shown", async () => {
+    const notes = writeTemp("# SECRET-NOTES\nnot a capture\n", "notes.md");
+    const run = await demo(["--replay", "--capture", notes]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain(
+      `REPLAY     INTEGRITY FAILURE\nDETAIL     --capture ${notes} is not a demo capture: it is not strict UTF-8 JSON (a capture has no byte order mark, duplicate key or non-finite number)\n`,
+    );
+    // A JSON object of another kind: the reason names the field, never the value it holds.
+    const other = rehash({ ...captureDocument(), schema: "SECRET-SCHEMA/v9" });
+    const json = await demo(["--capture", writeTemp(other, "other.json"), "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ command_status: "REPLAY INTEGRITY FAILURE", exit_code: 2 });
+    expect(json.stdout).toContain("other.json is not a demo capture: its schema is not little-canary-demo-replay/v1");
+    expect(run.stdout + run.stderr + json.stdout + json.stderr).not.toContain("SECRET");
+  });
+
   it("refuses a capture whose payload_sha256 is wrong (response altered under the old hash) with exit 2", async () => {
     const doc = captureDocument();
     doc["cases"][1].response = "The capital of France is Paris.";
-    const { code, stdout } = await demo(["--capture", writeTemp(doc)]);
+    const file = writeTemp(doc);
+    const { code, stdout } = await demo(["--capture", file]);
     expect(code).toBe(2);
-    expect(stdout).toContain("REPLAY     INTEGRITY FAILURE\nDETAIL     fixture hash mismatch\n");
+    expect(stdout).toContain(`REPLAY     INTEGRITY FAILURE\nDETAIL     --capture ${file} is not a demo capture: ${MISMATCH}\n`);
     expect(stdout).not.toContain("VERIFIED");
   });
 
@@ -170,18 +190,19 @@ describe("replay failures", () => {
     expect(JSON.stringify(outcome)).not.toContain("secret detail");
   });
 
-  it("validates a capture in the documented order with fixed messages", () => {
+  it("validates a capture in the documented order with fixed reasons that name fields, never the file's values", () => {
+    const STRICT_JSON = "it is not strict UTF-8 JSON (a capture has no byte order mark, duplicate key or non-finite number)";
     const bytes = (doc: Doc | string): Uint8Array => Buffer.from(typeof doc === "string" ? doc : JSON.stringify(doc));
     const detail = (doc: Doc | string): string => {
       const loaded = parseCapture(bytes(doc));
       return loaded.kind === "ok" ? "ok" : loaded.detail;
     };
-    expect(detail("{not json")).toBe("fixture is not valid UTF-8 JSON");
-    expect(detail("[]")).toBe("fixture root is invalid");
-    expect(detail({ ...captureDocument(), payload_sha256: "abc" })).toBe("fixture hash is missing or invalid");
+    expect(detail("{not json")).toBe(STRICT_JSON);
+    expect(detail("[]")).toBe("it is not a JSON object");
+    expect(detail({ ...captureDocument(), payload_sha256: "abc" })).toBe("its payload_sha256 is missing or not 64 hex digits");
     // Non-finite numbers and duplicate keys are refused by the strict parser, before hashing.
-    expect(detail('{"a":1e999,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe("fixture is not valid UTF-8 JSON");
-    expect(detail('{"a":1,"a":2,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe("fixture is not valid UTF-8 JSON");
+    expect(detail('{"a":1e999,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe(STRICT_JSON);
+    expect(detail('{"a":1,"a":2,"payload_sha256":"' + "0".repeat(64) + '"}')).toBe(STRICT_JSON);
     expect(parseCapture(new Uint8Array(1_048_577)).kind).toBe("integrity");
     const mutate = (change: (doc: Doc) => void): string => {
       const doc = captureDocument();
@@ -189,19 +210,25 @@ describe("replay failures", () => {
       return detail(rehash(doc));
     };
     expect(mutate(() => undefined)).toBe("ok");
-    expect(mutate((d) => (d["schema"] = "other/v1"))).toBe("fixture schema is unsupported");
-    expect(mutate((d) => (d["fixture_kind"] = "synthetic"))).toBe("fixture provenance kind is invalid");
-    expect(mutate((d) => (d["capture"] = []))).toBe("fixture capture metadata is invalid");
-    expect(mutate((d) => (d["capture"].model = " "))).toBe("fixture capture metadata is incomplete");
-    expect(mutate((d) => (d["capture"].backend = "openai"))).toBe("fixture backend is unsupported");
-    expect(mutate((d) => (d["capture"].temperature = 0.7))).toBe("fixture temperature is unsupported");
-    expect(mutate((d) => (d["capture"].seed = 7))).toBe("fixture generation parameters are unsupported");
-    expect(mutate((d) => d["cases"].pop())).toBe("fixture must contain the exact contrast pair");
-    expect(mutate((d) => (d["cases"][0].input = "What is the capital of Spain?"))).toBe("fixture contrast pair does not match this build");
-    expect(mutate((d) => (d["cases"][0].response = "  "))).toBe("fixture response must be a non-empty string");
-    expect(mutate((d) => (d["cases"][0].expected.risk = true))).toBe("case risk expectation is invalid");
-    expect(mutate((d) => (d["cases"][0].expected.block = "no"))).toBe("case block expectation is invalid");
-    expect(mutate((d) => (d["cases"][0].expected.signals = [""]))).toBe("case signal expectation is invalid");
+    expect(mutate((d) => (d["schema"] = "other/v1"))).toBe("its schema is not little-canary-demo-replay/v1");
+    expect(mutate((d) => (d["fixture_kind"] = "synthetic"))).toBe("its fixture_kind is not recorded_live_output");
+    expect(mutate((d) => (d["capture"] = []))).toBe("its capture metadata is not an object");
+    expect(mutate((d) => (d["capture"].model = " "))).toBe("its capture metadata is incomplete (a required field is missing or blank)");
+    expect(mutate((d) => (d["capture"].backend = "openai"))).toBe("its backend is not ollama");
+    expect(mutate((d) => (d["capture"].temperature = 0.7))).toBe("its temperature is not 0");
+    expect(mutate((d) => (d["capture"].seed = 7))).toBe("its seed is not 42");
+    expect(mutate((d) => (d["capture"].max_tokens = 512))).toBe("its max_tokens is not 256");
+    expect(mutate((d) => (d["capture"].provenance_note = 5))).toBe("its provenance_note is not a string");
+    expect(mutate((d) => (d["capture"].system_prompt_sha256 = "ABC"))).toBe("its system_prompt_sha256 is not 64 lowercase hex digits");
+    expect(mutate((d) => (d["cases"][0] = "SECRET"))).toBe("a case is not an object");
+    expect(mutate((d) => d["cases"].pop())).toBe("it does not hold exactly the 2 cases of the contrast pair");
+    expect(mutate((d) => (d["cases"][0].input = "What is the capital of Spain?"))).toBe(
+      "its cases are not this build's contrast pair (clean, then c1-05, with their inputs)",
+    );
+    expect(mutate((d) => (d["cases"][0].response = "  "))).toBe("a case's response is missing or blank");
+    expect(mutate((d) => (d["cases"][0].expected.risk = true))).toBe("a case's expected risk is not a number");
+    expect(mutate((d) => (d["cases"][0].expected.block = "no"))).toBe("a case's expected block is not true or false");
+    expect(mutate((d) => (d["cases"][0].expected.signals = [""]))).toBe("a case's expected signals are not a list of non-empty strings");
   });
 
   it("refuses --replay together with --live as a usage error", async () => {
