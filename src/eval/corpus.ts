@@ -170,13 +170,63 @@ function stealthProblem(raw: unknown, where: string): string {
   return `${where}${id}: field 'stealth' must be a whole number from ${MIN_STEALTH} to ${MAX_STEALTH}${got}`;
 }
 
+/** A JSON value's type, as a message names it (never the value itself). */
+function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "boolean") return "a boolean";
+  return typeof value === "string" ? "a string" : "a number";
+}
+
+/** What zod's `expected` of an invalid_type issue asks for, in words. */
+const EXPECTED_WORDS: Readonly<Record<string, string>> = {
+  string: "a string",
+  boolean: "true or false",
+  number: "a number",
+  int: "a whole number",
+  object: "an object",
+  array: "an array",
+  null: "null",
+};
+
+/**
+ * The first schema issue of a case in words: the field, what it must be and what type it is
+ * (`field 'prompt' must be a string, not a number`), or `must be an object` for the case itself.
+ * Only the schema's own types, limits and options are named, never a value of the corpus.
+ */
+function caseProblem(issue: z.core.$ZodIssue | undefined, raw: unknown, where: string): string {
+  const path = issue?.path ?? [];
+  const subject = path.length === 0 ? `${where}:` : `${where}: field '${truncateCodePoints(path.map(String).join("."), 40)}'`;
+  const found = path.reduce<unknown>((value, key) => (isPlainObject(value) && typeof key === "string" ? value[key] : undefined), raw);
+  switch (issue?.code) {
+    case "invalid_type": {
+      const expected = EXPECTED_WORDS[issue.expected] ?? issue.expected;
+      return found === undefined ? `${subject} is missing (it must be ${expected})` : `${subject} must be ${expected}, not ${jsonType(found)}`;
+    }
+    case "invalid_union":
+      // Only the provenance fields are unions: what each accepts is stated once, in the schema above.
+      return `${subject} must be a string, a number, true or false, or null, not ${jsonType(found)}`;
+    case "invalid_value":
+      return `${subject} must be one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`;
+    case "too_small":
+      return issue.origin === "string" && Number(issue.minimum) === 1 ? `${subject} must not be empty` : `${subject} is too short`;
+    case "too_big":
+      return issue.origin === "string" ? `${subject} must hold at most ${issue.maximum} characters` : `${subject} is too large`;
+    case "custom":
+      // The one refinement of a case: text without a lone surrogate.
+      return `${subject} is not well-formed Unicode (it holds a lone surrogate)`;
+    default:
+      return `${subject} is invalid`;
+  }
+}
+
 function toCase(raw: unknown, corpusIndex: number, where: string) {
   const parsed = CaseSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue?.path.length === 1 && issue.path[0] === "stealth") throw new CorpusError(stealthProblem(raw, where));
-    const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : "case";
-    throw new CorpusError(`${where}: field '${truncateCodePoints(field, 40)}' is invalid (${issue?.code ?? "invalid"})`);
+    throw new CorpusError(caseProblem(issue, raw, where));
   }
   const c = parsed.data;
   if (!c.prompt.isWellFormed()) throw new CorpusError(`${where}: prompt is not well-formed Unicode`);

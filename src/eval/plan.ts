@@ -72,6 +72,15 @@ export interface EvalOptions extends Pick<SecurityPipelineOptions, "ollamaUrl" |
   readonly fs?: EvalFs;
 }
 
+/**
+ * The refusal of `flag` in a run without a canary: names the modes that run one (every mode but
+ * structural-only, the default without --model) and the --model they need.
+ */
+function needsCanaryMode(flag: string): UsageError {
+  const canaryModes = EVAL_MODES.filter((mode) => mode !== "structural-only").map((mode) => `--mode ${mode}`);
+  return new UsageError(`${flag} requires a canary mode: ${canaryModes.join(" or ")}, with --model (structural-only runs no model)`);
+}
+
 /** The options of a run, checked once, with their defaults. */
 export type ResolvedEval = ReturnType<typeof resolveOptions>;
 
@@ -86,11 +95,11 @@ export function resolveOptions(options: EvalOptions) {
   const judge = options.judge ?? null;
   const judgeFlag = options.judgeFlag ?? "--judge";
   if (judge !== null) nonEmpty(judgeFlag, judge);
-  if (judge !== null && !canary) throw new UsageError(`${judgeFlag} requires a canary mode`);
+  if (judge !== null && !canary) throw needsCanaryMode(judgeFlag);
   // Refused like --judge: without a canary there is no model to load, and a header saying a
   // warm-up ran would describe a run that never happened.
   const warmup = options.warmup === true;
-  if (warmup && !canary) throw new UsageError("--warmup requires a canary mode");
+  if (warmup && !canary) throw needsCanaryMode("--warmup");
   const threshold = options.threshold ?? DEFAULT_EVAL_THRESHOLD;
   if (typeof threshold !== "number" || !Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
     throw new UsageError("--threshold must be a number from 0 to 1");
@@ -110,7 +119,7 @@ export function resolveOptions(options: EvalOptions) {
   const pool = options.canaryEndpoints ?? null;
   if (pool !== null) {
     if (options.ollamaUrl !== undefined) throw urlBesidePool("--ollama-url", "--canary-endpoint");
-    if (!canary) throw new UsageError("--canary-endpoint needs a canary mode");
+    if (!canary) throw needsCanaryMode("--canary-endpoint");
     refuseJudgeBeside({ judge: judge !== null, pool: true, embedded: false }, { ...PIPELINE_LABELS, judgeModel: judgeFlag, canaryPool: "--canary-endpoint" });
   } else if (canary && provider === "ollama") validateServiceUrl(ollamaUrl, "--ollama-url");
   // Where the canary calls go: the Ollama URL or the OpenAI-compatible base URL.

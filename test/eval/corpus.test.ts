@@ -68,6 +68,46 @@ describe("loading corpora", () => {
     await expect(loadCorpora([path], { cwd: dir })).rejects.toThrow(/case 0: field 'expected_safe'/);
   });
 
+  test("a field of the wrong type names the case, the field, the type expected and the type found, never the value", async () => {
+    const cases: Array<[unknown, string]> = [
+      [[{ id: "a", prompt: 5, expected_safe: true }], "case 0: field 'prompt' must be a string, not a number"],
+      [
+        {
+          cases: [
+            { id: "a", prompt: "x", expected_safe: true },
+            { id: "b", prompt: "x", expected_safe: 3 },
+          ],
+        },
+        "case 1: field 'expected_safe' must be true or false, not a number",
+      ],
+      [[{ id: "a", prompt: true, expected_safe: true }], "case 0: field 'prompt' must be a string, not a boolean"],
+      [[{ id: ["SECRET"], prompt: "x", expected_safe: true }], "case 0: field 'id' must be a string, not an array"],
+      [[{ id: "a", prompt: "x", expected_safe: null }], "case 0: field 'expected_safe' must be true or false, not null"],
+      [[{ id: "a", expected_safe: true }], "case 0: field 'prompt' is missing (it must be a string)"],
+      [["SECRET"], "case 0: must be an object, not a string"],
+      [
+        [{ id: "a", prompt: "x", expected_safe: true, source_case_id: { s: "SECRET" } }],
+        "case 0: field 'source_case_id' must be a string, a number, true or false, or null, not an object",
+      ],
+      [[{ id: "a", prompt: "x", expected_safe: true, adjudication: "SECRET" }], `case 0: field 'adjudication' must be one of "positive", "benign_control"`],
+      [[{ id: "", prompt: "x", expected_safe: true }], "case 0: field 'id' must not be empty"],
+    ];
+    for (const [document, message] of cases) {
+      const path = await file("w.json", JSON.stringify(document));
+      const error = await loadCorpora([path], { cwd: dir }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorpusError);
+      expect((error as Error).message).toBe(`corpus 1 (${path}), ${message}`);
+      expect((error as Error).message).not.toContain("SECRET");
+    }
+  });
+
+  test("JSON Lines with a field of the wrong type is refused as JSON Lines, naming the line where the second value starts", async () => {
+    const path = await file("w.jsonl", '{"id":"a","prompt":5,"expected_safe":true}\n{"id":"b","prompt":"SECRET","expected_safe":3}\n');
+    const error = await loadCorpora([path], { cwd: dir }).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("it looks like JSON Lines (a second JSON value starts on line 2), which eval does not read");
+    expect((error as Error).message).not.toContain("SECRET");
+  });
+
   test("a stealth level outside 1 to 5 refuses the corpus, naming the case by index and id, never its text", async () => {
     for (const stealth of [0, 6, 9, -1, 2.5]) {
       const path = await file(

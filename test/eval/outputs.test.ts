@@ -3,32 +3,23 @@
 // and a canary outage is told once with a fix that names only options eval accepts. The canary is
 // the loopback Ollama stand-in; the full disk is an injected EvalFs over real temp files.
 import { Readable, Writable } from "node:stream";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { define } from "../../cli/commands/eval.js";
 import type { CliIo } from "../../cli/io.js";
 import { runEval } from "../../src/eval/run.js";
 import { nodeEvalFs, type EvalFs } from "../../src/eval/sink.js";
 import { runEvalCli } from "../support/eval-cli.js";
-import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
+import { startOllamaStandIn } from "../support/ollama-stand-in.js";
+import { tempDirPerTest } from "../support/temp-dir.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
 // A fixture corpus written for this suite (17 cases: 12 attacks, 5 benign).
 const PROMPTS = "fixtures/corpora/mixed.json";
 const TOTAL = 17;
 
-let dir: string;
-let ollama: OllamaStandIn | null = null;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "lc-eval-out-"));
-});
-afterEach(async () => {
-  await ollama?.close();
-  ollama = null;
-  await rm(dir, { recursive: true, force: true });
-});
+const temp = tempDirPerTest("lc-eval-out-");
 
 const exists = (path: string): Promise<boolean> =>
   stat(path).then(
@@ -56,10 +47,10 @@ async function earlierRun(out: string, report: string): Promise<void> {
 
 describe("the report beside the record", () => {
   test("an interrupted rerun removes the earlier run's report, so no report stands beside its partial record", async () => {
-    const out = join(dir, "run.jsonl");
-    const report = join(dir, "run.html");
+    const out = join(temp.dir, "run.jsonl");
+    const report = join(temp.dir, "run.html");
     await earlierRun(out, report);
-    ollama = await startOllamaStandIn({ latencyMs: 20 });
+    const ollama = temp.closeAfter(await startOllamaStandIn({ latencyMs: 20 }));
     const signals: { trigger?: () => void } = {};
     let seen = 0;
     ollama.setReply(() => {
@@ -76,11 +67,11 @@ describe("the report beside the record", () => {
   });
 
   test("a rerun refused before its first case leaves the earlier record and its report together, untouched", async () => {
-    const out = join(dir, "run.jsonl");
-    const report = join(dir, "run.html");
+    const out = join(temp.dir, "run.jsonl");
+    const report = join(temp.dir, "run.html");
     await earlierRun(out, report);
     const [record, page] = [await readFile(out), await readFile(report)];
-    ollama = await startOllamaStandIn({ models: [] });
+    const ollama = temp.closeAfter(await startOllamaStandIn({ models: [] }));
     const run = await runEvalCli(
       ["--corpus", PROMPTS, "--mode", "model-only", "--model", "qwen2.5:1.5b", "--ollama-url", ollama.url, "--output", out, "--report", report],
       { cwd: REPO },
@@ -91,8 +82,8 @@ describe("the report beside the record", () => {
   });
 
   test("a --report path holding another file is refused before the run and left as it was", async () => {
-    const out = join(dir, "run.jsonl");
-    const notes = join(dir, "notes.md");
+    const out = join(temp.dir, "run.jsonl");
+    const notes = join(temp.dir, "notes.md");
     await writeFile(notes, "my notes\n");
     const run = await runEvalCli(["--corpus", PROMPTS, "--output", out, "--report", notes], { cwd: REPO });
     expect(run.code).toBe(2);
@@ -102,17 +93,17 @@ describe("the report beside the record", () => {
   });
 
   test("the library refuses a corpus named as the report, and the corpus is left as it was", async () => {
-    const corpus = join(dir, "corpus.json");
+    const corpus = join(temp.dir, "corpus.json");
     await writeFile(corpus, await readFile(PROMPTS));
     const before = await readFile(corpus);
-    const error = await runEval({ corpus: [corpus], output: join(dir, "run.jsonl"), report: corpus, cwd: REPO }).catch((e: unknown) => e);
+    const error = await runEval({ corpus: [corpus], output: join(temp.dir, "run.jsonl"), report: corpus, cwd: REPO }).catch((e: unknown) => e);
     expect((error as Error).message).toContain("is not a little-canary eval report");
     expect(await readFile(corpus)).toEqual(before);
   });
 
   test("a record that cannot be opened leaves the earlier report where it was", async () => {
-    const out = join(dir, "run.jsonl");
-    const report = join(dir, "run.html");
+    const out = join(temp.dir, "run.jsonl");
+    const report = join(temp.dir, "run.html");
     await earlierRun(out, report);
     const page = await readFile(report);
     const fs: EvalFs = {
@@ -125,8 +116,8 @@ describe("the report beside the record", () => {
   });
 
   test("a full disk during the record leaves whole lines, no report, and an error naming --output, the file and ENOSPC", async () => {
-    const out = join(dir, "run.jsonl");
-    const report = join(dir, "run.html");
+    const out = join(temp.dir, "run.jsonl");
+    const report = join(temp.dir, "run.html");
     await earlierRun(out, report);
     // Room for the header and a few results: the disk fills part-way through a later line.
     const capacity = (await readFile(out, "utf8")).split("\n").slice(0, 4).join("\n").length + 30;
@@ -165,7 +156,7 @@ function evalOptions(): Set<string> {
 
 describe("a canary outage during eval", () => {
   test("is told once after the cases, with a fix that names only options eval accepts (never --fail-closed)", async () => {
-    ollama = await startOllamaStandIn({ reply: (_req, index) => (index % 2 === 1 ? { fault: "hang" } : "Hello.") });
+    const ollama = temp.closeAfter(await startOllamaStandIn({ reply: (_req, index) => (index % 2 === 1 ? { fault: "hang" } : "Hello.") }));
     const lines: string[] = [];
     const summary = await runEval({
       corpus: [PROMPTS],
@@ -173,7 +164,7 @@ describe("a canary outage during eval", () => {
       model: "qwen2.5:1.5b",
       ollamaUrl: ollama.url,
       timeoutSeconds: 0.3,
-      output: join(dir, "t.jsonl"),
+      output: join(temp.dir, "t.jsonl"),
       cwd: REPO,
       onWarning: (line) => lines.push(line),
     });
@@ -192,8 +183,8 @@ describe("a canary outage during eval", () => {
   });
 
   test("from the CLI, the warning goes to the command's stderr once, as the command's own warnings do", async () => {
-    ollama = await startOllamaStandIn({ reply: { fault: "drop" } });
-    const out = join(dir, "c.jsonl");
+    const ollama = temp.closeAfter(await startOllamaStandIn({ reply: { fault: "drop" } }));
+    const out = join(temp.dir, "c.jsonl");
     const run = await runEvalCli(
       ["--corpus", PROMPTS, "--mode", "model-only", "--model", "qwen2.5:1.5b", "--timeout", "5", "--ollama-url", ollama.url, "--output", out],
       { cwd: REPO },
@@ -207,7 +198,7 @@ describe("a canary outage during eval", () => {
   });
 
   test("an unreachable canary is told as such, with the server to start or --ollama-url", async () => {
-    ollama = await startOllamaStandIn({ reply: { fault: "drop" } });
+    const ollama = temp.closeAfter(await startOllamaStandIn({ reply: { fault: "drop" } }));
     const lines: string[] = [];
     await runEval({
       corpus: [PROMPTS],
@@ -215,7 +206,7 @@ describe("a canary outage during eval", () => {
       model: "qwen2.5:1.5b",
       ollamaUrl: ollama.url,
       timeoutSeconds: 5,
-      output: join(dir, "u.jsonl"),
+      output: join(temp.dir, "u.jsonl"),
       cwd: REPO,
       onWarning: (line) => lines.push(line),
     });
