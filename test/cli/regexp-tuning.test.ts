@@ -21,4 +21,10 @@ describe("regular expression compilation", () => {
     expect(compileRegexpsToMachineCode(["--regexp-tier-up-ticks=5"], (flags) => set.push(flags))).toBe(false);
     expect(set).toEqual([]);
   });
+
+  it("is how this test worker was started too, so the rules run in tests as they run in the CLI", () => {
+    // vitest.config.ts passes the flag to every worker (docs/performance.md, "Regular expressions and Node 22").
+    expect(process.execArgv).toContain("--no-regexp-tier-up");
+    expect(compileRegexpsToMachineCode(process.execArgv, () => {})).toBe(false);
+  });
 });
