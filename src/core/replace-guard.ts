@@ -28,11 +28,12 @@ export interface EarlierOutputCheck {
    */
   readonly unreadable: "replace" | "refuse";
   /**
-   * An empty file, or a path that is not a regular file (a directory, a symlink, a pipe):
-   * `"replace"` leaves it to the caller's own path checks and the write (an empty file holds
-   * nothing to lose), `"refuse"` refuses it like any file that is not an earlier output.
+   * A path that is not a regular file (a directory, a symlink, a pipe): `"replace"` leaves it to
+   * the caller's own path checks and the write, `"refuse"` refuses it like any file that is not an
+   * earlier output. An empty regular file holds nothing to lose and is always replaced (a script's
+   * `--out "$(mktemp)"`).
    */
-  readonly emptyOrNotAFile: "replace" | "refuse";
+  readonly notAFile: "replace" | "refuse";
 }
 
 /** Reads at most `max` + 1 bytes of `path` (readSmallFile); injectable so a test can fail the read. */
@@ -44,14 +45,15 @@ const readHead: ReadHead = (path, max) => readSmallFile(path, max, () => null);
  * Throws UsageError (`FLAG PATH exists and is not WHAT; it is never replaced HINT`) unless
  * `path` may be replaced by the command's output: nothing is there (or it cannot be examined: the
  * write then names the problem), or `check.isEarlierOutput` recognises the file's first bytes, or
- * the file is empty, not a regular file or unreadable and `check` says such a file is replaced.
+ * the file is empty, or not a regular file or unreadable and `check` says such a file is replaced.
  * Never echoes the file's content.
  */
 export async function refuseToReplaceOtherFile(path: string, check: EarlierOutputCheck, read: ReadHead = readHead): Promise<void> {
   const info = await lstat(path).catch(() => null);
   if (info === null) return;
   const replaceable = await (async () => {
-    if (!info.isFile() || info.size === 0) return check.emptyOrNotAFile === "replace";
+    if (!info.isFile()) return check.notAFile === "replace";
+    if (info.size === 0) return true;
     const head = await read(path, check.headBytes);
     if (!("bytes" in head)) return check.unreadable === "replace";
     return check.isEarlierOutput(head.bytes.subarray(0, check.headBytes), head.bytes.length <= check.headBytes);

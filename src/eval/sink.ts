@@ -139,7 +139,7 @@ export async function refuseToReplaceNonReport(flag: string, path: string): Prom
     headBytes: REPORT_SNIFF_BYTES,
     isEarlierOutput: (head) => head.toString("utf8").includes(REPORT_MARK),
     unreadable: "refuse",
-    emptyOrNotAFile: "replace",
+    notAFile: "replace",
   });
 }
 

@@ -100,7 +100,7 @@ async function refuseToReplaceOther(flag: string, path: string): Promise<void> {
     headBytes: SNIFF_BYTES,
     isEarlierOutput: (head) => looksLikeReport(flag, head),
     unreadable: "refuse",
-    emptyOrNotAFile: "replace",
+    notAFile: "replace",
   });
 }
 

@@ -61,8 +61,8 @@ export interface BuildShardIndexResult {
 
 /**
  * An existing `--out` is replaced only when it is an index, so a slip of the argument cannot
- * overwrite the input, a manifest or any other file: an empty file, a symlink, a directory and a
- * file that cannot be read are refused too.
+ * overwrite the input, a manifest or any other file: a symlink, a directory and a file that
+ * cannot be read are refused too. An empty file holds nothing to lose (`--out "$(mktemp)"`).
  */
 async function refuseToReplaceOther(indexPath: string, shown: string): Promise<void> {
   await refuseToReplaceOtherFile(indexPath, {
@@ -73,7 +73,7 @@ async function refuseToReplaceOther(indexPath: string, shown: string): Promise<v
     headBytes: MAX_DOCUMENT_BYTES,
     isEarlierOutput: (bytes, whole) => whole && isIndexDocument(bytes),
     unreadable: "refuse",
-    emptyOrNotAFile: "refuse",
+    notAFile: "refuse",
   });
 }
 

@@ -23,7 +23,7 @@ function check(overrides: Partial<EarlierOutputCheck> = {}, seen: { head: string
       return head.toString("utf8").startsWith(MARK);
     },
     unreadable: "refuse",
-    emptyOrNotAFile: "replace",
+    notAFile: "replace",
     ...overrides,
   };
 }
@@ -65,20 +65,27 @@ describe("refuseToReplaceOtherFile", () => {
     await expect(refuseToReplaceOtherFile(odd, check())).rejects.toThrow(`--out: ${JSON.stringify(odd)} exists`);
   });
 
-  it("an empty file, a directory and a symlink are left to the write with emptyOrNotAFile 'replace', and refused with 'refuse'", async () => {
-    const empty = join(temp.dir, "empty.json");
+  it("a directory and a symlink are left to the write with notAFile 'replace', and refused with 'refuse'", async () => {
     const directory = join(temp.dir, "sub");
     const link = join(temp.dir, "link.html");
-    await writeFile(empty, "");
     await mkdir(directory);
     await writeFile(join(temp.dir, "earlier.html"), MARK);
     await symlink("earlier.html", link);
     const seen: { head: string; whole: boolean }[] = [];
-    for (const path of [empty, directory, link]) {
-      await expect(refuseToReplaceOtherFile(path, check({ emptyOrNotAFile: "replace" }, seen))).resolves.toBeUndefined();
-      await expect(refuseToReplaceOtherFile(path, check({ emptyOrNotAFile: "refuse" }, seen))).rejects.toThrow("exists and is not an output of ours");
+    for (const path of [directory, link]) {
+      await expect(refuseToReplaceOtherFile(path, check({ notAFile: "replace" }, seen))).resolves.toBeUndefined();
+      await expect(refuseToReplaceOtherFile(path, check({ notAFile: "refuse" }, seen))).rejects.toThrow("exists and is not an output of ours");
     }
     // None of them is read: a symlink is not followed to the earlier output it points to.
+    expect(seen).toEqual([]);
+  });
+
+  it("an empty file holds nothing to lose and is replaced under either notAFile choice, unread", async () => {
+    const empty = join(temp.dir, "empty.json");
+    await writeFile(empty, "");
+    const seen: { head: string; whole: boolean }[] = [];
+    await expect(refuseToReplaceOtherFile(empty, check({ notAFile: "replace" }, seen))).resolves.toBeUndefined();
+    await expect(refuseToReplaceOtherFile(empty, check({ notAFile: "refuse" }, seen))).resolves.toBeUndefined();
     expect(seen).toEqual([]);
   });
 

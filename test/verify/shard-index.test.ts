@@ -178,4 +178,11 @@ describe("buildShardIndex and verifyShardIndex", () => {
       expect(readFileSync(join(dir, out)).equals(before)).toBe(true);
     }
   });
+
+  it("an empty file at --out (a script's mktemp) is replaced by the index", async () => {
+    writeFileSync(join(dir, "empty-out.json"), "");
+    const built = await buildShardIndex({ out: "empty-out.json", pairs, cwd: dir });
+    expect(built.problems).toEqual([]);
+    expect(JSON.parse(readFileSync(join(dir, "empty-out.json"), "utf8")).schema).toBe("little-canary-ingest-index/v1");
+  });
 });
