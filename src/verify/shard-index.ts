@@ -9,7 +9,7 @@ import { readFailureMessage, readJsonDocument } from "../core/read-document.js";
 import { IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
 import { examineShards, type PairReadingHooks, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
 import { appendAll, type VerifyNote } from "./problems.js";
-import { normalizePin } from "./verify-files.js";
+import { pinOption } from "./verify-files.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { checkReadingOptions, pathOption } from "./option-checks.js";
 
@@ -22,7 +22,7 @@ export function displayPath(path: string): string {
 export interface VerifyShardIndexOptions extends PairReadingHooks {
   /** Path of the index file; the pairs it lists are resolved against its directory. */
   readonly index: string;
-  /** The index's SHA-256 (64 hex digits, any case) as pinned out of band. */
+  /** The index's SHA-256 (64 hex digits, any case) as pinned out of band; left out or null: none; undefined: refused (pinOption). */
   readonly expectIndexSha256?: string | null;
   /** What messages call the pin: `expectIndexSha256` by default (the CLI passes `--expect-index-sha256`). */
   readonly pinName?: string;
@@ -91,7 +91,7 @@ export async function verifyShardIndex(options: VerifyShardIndexOptions): Promis
   pathOption("index", options.index);
   checkReadingOptions(options);
   const pinName = options.pinName ?? "expectIndexSha256";
-  const pin = options.expectIndexSha256 == null ? null : normalizePin(options.expectIndexSha256, pinName);
+  const pin = pinOption(options, "expectIndexSha256", pinName);
   const indexPath = resolve(options.cwd ?? process.cwd(), options.index);
   const result = (
     problems: ShardIndexProblem[],

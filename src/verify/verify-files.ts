@@ -25,8 +25,9 @@ export interface VerifyFilesOptions {
   /** Path of the export file; omit to check the manifest alone. */
   readonly export?: string | null;
   /**
-   * The manifest's SHA-256 (64 hex digits, any case) as pinned out of band. Without it the
-   * pair is checked for consistency only, which anyone able to write both files can forge.
+   * The manifest's SHA-256 (64 hex digits, any case) as pinned out of band. Without it (left out,
+   * or null) the pair is checked for consistency only, which anyone able to write both files can
+   * forge; given as undefined (an unset environment variable) it is refused (pinOption).
    */
   readonly expectManifestSha256?: string | null;
   /** What messages call the pin: `expectManifestSha256` by default (the CLI passes `--expect-manifest-sha256`). */
@@ -110,6 +111,23 @@ export function normalizePin(pin: string, pinName: string): string {
   return normalized;
 }
 
+/**
+ * The pin under `key` of a verify call's options, normalised, or null when the caller asked for
+ * no pin: the key left out, or null. A key that is present but undefined is refused: that is what
+ * `expectManifestSha256: process.env.PIN` gives when the variable is unset, and reading it as "no
+ * pin" would verify the pair unpinned while the caller believes it pinned.
+ */
+export function pinOption(options: object, key: string, pinName: string): string | null {
+  if (!Object.hasOwn(options, key)) return null;
+  const value: unknown = (options as Record<string, unknown>)[key];
+  if (value === undefined) {
+    throw new UsageError(
+      `${pinName} was given as undefined (an unset environment variable?): pass the 64 hex digits of the pin, or null (or no ${pinName} at all) to verify without one`,
+    );
+  }
+  return value === null ? null : normalizePin(value as string, pinName);
+}
+
 async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[], cap: ValueCap): Promise<ReadDocument | null> {
   try {
     return await readJsonDocument(path, label, cap);
@@ -170,7 +188,7 @@ export async function verifyFilesWithMode(
     throw new UsageError(`chunkBytes must be a whole number of bytes from 1 to ${MAX_CHUNK_BYTES}`);
   }
   const pinName = options.pinName ?? "expectManifestSha256";
-  const pin = options.expectManifestSha256 == null ? null : normalizePin(options.expectManifestSha256, pinName);
+  const pin = pinOption(options, "expectManifestSha256", pinName);
   const base = options.cwd ?? process.cwd();
   const manifestPath = resolve(base, options.manifest);
   const exportPath = options.export == null ? null : resolve(base, options.export);

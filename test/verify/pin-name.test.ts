@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { verifyExport, verifyFiles } from "../../src/verify/index.js";
+import { verifyExport, verifyFiles, verifyShardIndex } from "../../src/verify/index.js";
 import { UsageError } from "../../src/core/errors.js";
 import { runCli } from "../support/cli.js";
 
@@ -33,6 +33,15 @@ describe("the pin's name in verify messages", () => {
     expect(bad.stderr).toContain("--expect-manifest-sha256 must be 64 hex digits");
     const mismatch = await runCli(["verify", "--manifest", "m.json", "--expect-manifest-sha256", "0".repeat(64), "--json"], { cwd: dir });
     expect(mismatch.stdout).toContain("manifest sha256 does not match --expect-manifest-sha256");
+  });
+
+  it("a pin given as undefined (an unset environment variable) is refused, never verified unpinned; null asks for no pin", async () => {
+    const unset = verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSha256: process.env["LC_TEST_PIN_THAT_IS_NEVER_SET"] });
+    await expect(unset).rejects.toThrow(/^expectManifestSha256 was given as undefined \(an unset environment variable\?\)/);
+    const unpinned = await verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSha256: null });
+    expect(unpinned.pinned).toBe(false);
+    const index = verifyShardIndex({ index: "m.json", cwd: dir, expectIndexSha256: undefined });
+    await expect(index).rejects.toThrow(/^expectIndexSha256 was given as undefined/);
   });
 
   it("a misspelt pin option is refused, never verified unpinned", async () => {
