@@ -124,6 +124,10 @@ function classify(error: unknown): HttpCallOutcome {
     if (known !== undefined) return { kind: "unavailable", cause: networkFailureCause(current) ?? known };
     if (isBadPort(current)) return { kind: "unavailable", cause: "a port fetch never connects to" };
   }
+  // A TLS handshake that failed (an https:// URL at a plain-HTTP port, a certificate not trusted):
+  // the server cannot be reached that way, which the user fixes in the URL or the trust store, not
+  // by running again as for a reply that could not be used.
+  if (networkFailureCause(error) === "TLS failure") return { kind: "unavailable", cause: "TLS failure" };
   return { kind: "exception", errorClass: errorClassName(error) };
 }
 

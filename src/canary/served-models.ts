@@ -85,6 +85,10 @@ export function unreachableFix(provider: "ollama" | "openai", cause: NetworkFail
   if (cause === "a port fetch never connects to") {
     return `fix: serve the canary on another port (Ollama's own is 11434) and ${pool ? `give that in ${flag}` : `pass it with ${flag}`}`;
   }
+  if (cause === "TLS failure") {
+    // An https:// URL at a plain-HTTP port, or a certificate Node does not trust: the URL or the trust store is what to fix.
+    return `fix: use http:// in ${flag} if the server speaks plain HTTP (Ollama does), or make Node trust its certificate (NODE_EXTRA_CA_CERTS)`;
+  }
   const start = provider === "ollama" ? "start it (ollama serve)" : "start the server";
   return pool ? `fix: ${start} or correct its URL in ${flag}` : `fix: ${start} or pass ${flag}`;
 }

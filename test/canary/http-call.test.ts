@@ -50,3 +50,25 @@ describe("ports fetch refuses to use", () => {
     expect(unreachableFix("openai", null)).toBe("fix: start the server or pass --base-url");
   });
 });
+
+describe("a TLS handshake that fails", () => {
+  it("an https:// URL at a plain-HTTP server is unavailable with the cause 'TLS failure', not a reply that could not be used", async () => {
+    const { createServer } = await import("node:http");
+    const server = createServer((_request, response) => response.end("{}"));
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    try {
+      const { port } = server.address() as { port: number };
+      const outcome = await httpCall(fetch, `https://127.0.0.1:${port}/api/tags`, { method: "GET", timeoutMs: 5000, maxBodyBytes: 1024 });
+      expect(outcome).toEqual({ kind: "unavailable", cause: "TLS failure" });
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+  });
+
+  it("the fix for a TLS failure is the URL's scheme or the certificate's trust, not starting the server", () => {
+    expect(unreachableFix("ollama", "TLS failure")).toBe(
+      "fix: use http:// in --ollama-url if the server speaks plain HTTP (Ollama does), or make Node trust its certificate (NODE_EXTRA_CA_CERTS)",
+    );
+    expect(unreachableFix("openai", "TLS failure", true)).toContain("--canary-endpoint");
+  });
+});
