@@ -122,8 +122,10 @@ export async function acquirePublicationLock(manifestPath: string, options: Lock
         );
       }
       if (code === "ENOENT" || code === "ENOTDIR") {
-        // Same message as the directory check, so a missing directory reads the same either way.
-        const what = code === "ENOENT" ? "does not exist" : "is not a directory";
+        // Same message as the directory check, so a missing directory reads the same either way. A
+        // directory that exists but where nothing can be created (/proc answers ENOENT) says so.
+        const exists = code === "ENOENT" && (await stat(dirname(manifestPath)).catch(() => null))?.isDirectory() === true;
+        const what = code === "ENOTDIR" ? "is not a directory" : exists ? "does not take new files (ENOENT)" : "does not exist";
         throw new PublishError(`${options.flag ?? "--manifest"} directory ${what}: ${displayText(dirname(manifestPath))}`, { cause: error });
       }
       if (code === "EACCES" || code === "EPERM" || code === "EROFS") {

@@ -1,5 +1,6 @@
 // What the publication lock says when the file system refuses it for a reason other than another
 // holder: a directory that cannot be written is named as such, with the flag that named the target.
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -22,6 +23,19 @@ describe("publication lock refusals", () => {
       });
     });
   }
+
+  it("reports ENOENT in a directory that exists (as /proc answers) as one that takes no new files, and in a missing one as missing", async () => {
+    refusedWith("ENOENT");
+    const existing = tmpdir();
+    await expect(acquirePublicationLock(join(existing, "m.json"))).rejects.toMatchObject({
+      code: "publish",
+      message: `--manifest directory does not take new files (ENOENT): ${existing}`,
+    });
+    await expect(acquirePublicationLock(join(existing, "no-such-dir-lc", "m.json"))).rejects.toMatchObject({
+      code: "publish",
+      message: `--manifest directory does not exist: ${join(existing, "no-such-dir-lc")}`,
+    });
+  });
 
   it("reports any other failure as a lock that could not be taken, with its code", async () => {
     refusedWith("EIO");
