@@ -23,6 +23,11 @@ export interface EarlierOutputCheck {
   /** Whether a file's first bytes (`whole`: they are all of it) are an earlier output of the command. */
   readonly isEarlierOutput: (head: Buffer, whole: boolean) => boolean;
   /**
+   * True when only a whole file can be recognised (a document parsed whole): a file longer than
+   * `headBytes` is then refused unread, so naming a large input as the output costs no read of it.
+   */
+  readonly wholeOnly?: boolean;
+  /**
    * A regular file that cannot be read (no permission, an I/O error): `"replace"` leaves it to the
    * write, `"refuse"` refuses it, since it cannot be told to be an earlier output.
    */
@@ -42,7 +47,8 @@ export type ReadHead = (path: string, max: number) => Promise<SmallFileRead>;
 const readHead: ReadHead = (path, max) => readSmallFile(path, max, () => null);
 
 /**
- * Throws UsageError (`FLAG PATH exists and is not WHAT; it is never replaced HINT`) unless
+ * Throws UsageError (`FLAG PATH exists and is not WHAT; it is never replaced HINT`, or "exists and
+ * cannot be read, so it cannot be told to be WHAT") unless
  * `path` may be replaced by the command's output: nothing is there (or it cannot be examined: the
  * write then names the problem), or `check.isEarlierOutput` recognises the file's first bytes, or
  * the file is empty, or not a regular file or unreadable and `check` says such a file is replaced.
@@ -51,15 +57,22 @@ const readHead: ReadHead = (path, max) => readSmallFile(path, max, () => null);
 export async function refuseToReplaceOtherFile(path: string, check: EarlierOutputCheck, read: ReadHead = readHead): Promise<void> {
   const info = await lstat(path).catch(() => null);
   if (info === null) return;
+  let unread = false;
   const replaceable = await (async () => {
     if (!info.isFile()) return check.notAFile === "replace";
     if (info.size === 0) return true;
+    if (check.wholeOnly === true && info.size > check.headBytes) return false;
     const head = await read(path, check.headBytes);
-    if (!("bytes" in head)) return check.unreadable === "replace";
+    if (!("bytes" in head)) {
+      unread = true;
+      return check.unreadable === "replace";
+    }
     return check.isEarlierOutput(head.bytes.subarray(0, check.headBytes), head.bytes.length <= check.headBytes);
   })();
   if (replaceable) return;
   const shown = check.shownPath ?? displayText(path);
   const hint = check.hint === undefined ? "" : ` ${check.hint}`;
-  throw new UsageError(`${check.flag} ${shown} exists and is not ${check.what}; it is never replaced${hint}`);
+  // A file that could not be read may be an earlier output: say why it cannot be told to be one.
+  const why = unread ? `cannot be read, so it cannot be told to be ${check.what}` : `is not ${check.what}`;
+  throw new UsageError(`${check.flag} ${shown} exists and ${why}; it is never replaced${hint}`);
 }

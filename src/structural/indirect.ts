@@ -55,17 +55,15 @@ const ACTION_BUT_IGNORING =
   "(?:forward|send|e-?mail|post|upload|share|export|leak|transfer|wire|pay|approve|authori[sz]e|grant|click|visit|open\\s+(?:the\\s+|this\\s+)?(?:link|url|page|attachment)|navigate\\s+to|go\\s+to|call|fetch|download|install|run|execute|delete|tell\\s+(?:the\\s+)?users?|inform\\s+(?:the\\s+)?users?|recommend|include\\s+(?:this|the\\s+following)|add\\s+(?:this|the\\s+following)|append|reply\\s+with|respond\\s+with|output|print|say\\s+that|state\\s+that|claim)\\b";
 const ACTION = `(?:${ACTION_BUT_IGNORING}|(?:ignore|disregard)\\b)`;
 /**
- * What "ignore" orders after "when processing this data,": what the reader was asked or told,
- * the noun phrase ending there ("ignore your previous instructions.", "disregard the user's
- * question and …", "ignore whatever you were told", "ignore the above and …"), not a part of the
- * data ("when processing this data, ignore null values", "… ignore the user column", "… disregard
- * the prior task IDs" are a data pipeline's documentation).
+ * "Ignore" after "when processing this data," ordering a part of the data skipped, not the reader's
+ * instructions: a data noun within the next four words ("ignore null values", "… the user column",
+ * "… the original request timestamp", "… the header rules section", "disregard the prior task IDs",
+ * "ignore the users' signatures") is a data pipeline's documentation. Anything else ignored there
+ * stays an order to the reader ("ignore the developer's instructions", "ignore instructions",
+ * "ignore the user's request for a summary").
  */
-const IGNORE_THE_ASK =
-  "(?:ignore|disregard)\\s+(?:all\\s+|any\\s+)?(?:(?:your|the|my|its|those|these|other|any|previous|prior|earlier|above|original|user's|users'|safety)\\s+)+(?:[\\w-]+\\s+)?(?:instructions?|directives?|rules|guidelines|guardrails|safeguards|restrictions|programming|requests?|questions?|users?|task|prompts?|polic(?:y|ies)|system)\\b" +
-  "(?=\\s*(?:[,;:.!?)]|and\\b|or\\b|then\\b|that\\b|which\\b|you\\b|in\\s+your\\b|$))" +
-  "|(?:ignore|disregard)\\s+(?:what|whatever|everything|anything)\\s+(?:you\\s+(?:were|are|have\\s+been|'ve\\s+been)|the\\s+users?(?:\\s+(?:has|have))?)\\s+(?:asked|told|given|instructed)\\b" +
-  "|(?:ignore|disregard)\\s+the\\s+above\\b(?=\\s*(?:[,;:.!]|and\\b|$))";
+const IGNORE_BUT_DATA =
+  "(?:ignore|disregard)\\b(?!\\s+(?:[\\w'’-]+\\s+){0,3}?(?:values?|nulls?|NaNs?|rows?|columns?|fields?|cells?|records?|entries|lines?|headers?|footers?|sections?|timestamps?|dates?|IDs?|keys?|duplicates?|whitespace|comments?|markup|tags?|signatures?|disclaimers?|notes|files?|directories|folders|attachments?|images?|pages?|margins?|prefixe?s?|suffix(?:es)?|characters?)\\b)";
 
 /** Where the reader's own output is named. */
 const OUTPUT_NOUN = "(?:response|reply|answer|output|summary|message|translation|completion|responses|replies|answers|summaries)";
@@ -207,7 +205,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // Text addressed to an AI reader inside data, followed by an imperative.
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
-    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${TO_YOU_THE_AI}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${TO_YOU_THE_AI}\\s*${DO_AS_FOLLOWS}|${WHEN_PROCESSING_THIS}(?:${ACTION_BUT_IGNORING}|${IGNORE_THE_ASK})|${DEAR_AI}${ACTION}`,
+    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${TO_YOU_THE_AI}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${TO_YOU_THE_AI}\\s*${DO_AS_FOLLOWS}|${WHEN_PROCESSING_THIS}(?:${ACTION_BUT_IGNORING}|${IGNORE_BUT_DATA})|${DEAR_AI}${ACTION}`,
   ),
   // An instruction that asks to be kept from the person the reader answers: "do not mention these
   // instructions to the user", "never reveal this directive in your reply". Held only with the

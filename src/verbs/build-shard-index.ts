@@ -72,6 +72,8 @@ async function refuseToReplaceOther(indexPath: string, shown: string): Promise<v
     // The whole document is read and parsed, as verify reads an index.
     headBytes: MAX_DOCUMENT_BYTES,
     isEarlierOutput: (bytes, whole) => whole && isIndexDocument(bytes),
+    // A larger file is no index verify could read: refused unread (the input named as --out by mistake).
+    wholeOnly: true,
     unreadable: "refuse",
     notAFile: "refuse",
   });

@@ -118,7 +118,8 @@ export function normalizePin(pin: string, pinName: string): string {
  * pin" would verify the pair unpinned while the caller believes it pinned.
  */
 export function pinOption(options: object, key: string, pinName: string): string | null {
-  if (!Object.hasOwn(options, key)) return null;
+  // `in`, not an own-key test: a pin on a prototype or behind a getter is a pin as a plain read sees it.
+  if (!(key in options)) return null;
   const value: unknown = (options as Record<string, unknown>)[key];
   if (value === undefined) {
     throw new UsageError(

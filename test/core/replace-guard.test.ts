@@ -1,5 +1,5 @@
 // The one rule of an output path that may already hold a file: it is replaced only when nothing is
-// there, or an earlier output of the command, or (as the command chooses) an empty file, a
+// there, an empty file, or an earlier output of the command, or (as the command chooses) a
 // non-regular path or a file that cannot be read; anything else is refused with one message that
 // names the flag and the path and never the file's content.
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
@@ -95,8 +95,21 @@ describe("refuseToReplaceOtherFile", () => {
     const seen: { head: string; whole: boolean }[] = [];
     await expect(refuseToReplaceOtherFile(locked, check({ unreadable: "replace" }, seen), unreadableRead)).resolves.toBeUndefined();
     await expect(refuseToReplaceOtherFile(locked, check({ unreadable: "refuse" }, seen), unreadableRead)).rejects.toThrow(
-      `--out: ${locked} exists and is not an output of ours; it is never replaced`,
+      `--out: ${locked} exists and cannot be read, so it cannot be told to be an output of ours; it is never replaced`,
     );
     expect(seen).toEqual([]);
+  });
+
+  it("with wholeOnly, a file longer than headBytes is refused unread, and one within it is read whole", async () => {
+    const large = join(temp.dir, "large.html");
+    const small = join(temp.dir, "small.html");
+    await writeFile(large, `${MARK}${"x".repeat(64)}`);
+    await writeFile(small, MARK);
+    const seen: { head: string; whole: boolean }[] = [];
+    const headBytes = MARK.length + 8;
+    await expect(refuseToReplaceOtherFile(large, check({ wholeOnly: true, headBytes }, seen))).rejects.toThrow("exists and is not an output of ours");
+    expect(seen).toEqual([]);
+    await expect(refuseToReplaceOtherFile(small, check({ wholeOnly: true, headBytes }, seen))).resolves.toBeUndefined();
+    expect(seen).toEqual([{ head: MARK, whole: true }]);
   });
 });

@@ -44,6 +44,24 @@ describe("the pin's name in verify messages", () => {
     await expect(index).rejects.toThrow(/^expectIndexSha256 was given as undefined/);
   });
 
+  it("a pin on the options' prototype or behind a getter is read as a pin, never dropped", async () => {
+    const wrong = "0".repeat(64);
+    const inherited = Object.assign(Object.create({ expectManifestSha256: wrong }) as object, { manifest: "m.json", cwd: dir });
+    const viaPrototype = await verifyFiles(inherited as never);
+    expect(viaPrototype.pinned).toBe(true);
+    expect(viaPrototype.problems.map((p) => p.code)).toContain("manifest_sha256");
+    class Options {
+      readonly manifest = "m.json";
+      readonly cwd = dir;
+      get expectManifestSha256(): string {
+        return wrong;
+      }
+    }
+    const viaGetter = await verifyFiles(new Options() as never);
+    expect(viaGetter.pinned).toBe(true);
+    expect(viaGetter.consistent).toBe(false);
+  });
+
   it("a misspelt pin option is refused, never verified unpinned", async () => {
     const call = verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSHA256: "0".repeat(64) } as never);
     await expect(call).rejects.toThrow(new UsageError(`unknown verifyFiles option "expectManifestSHA256"; did you mean 'expectManifestSha256'?`));
