@@ -37,7 +37,7 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   'a240bc69b7352eb7 {"wordStarts":["add","appe","atta","copy","disc","disp","dump","echo","embe","enco","expo","give","hide","incl","inse","leak","list","outp","para","past","prin","prov","quot","read","reci","repe","retu","reve","rewr","send","shar","show","spel","summ","tell","tran","type","what","writ"],"loose":[]}',
   'c2eb02e5cb04df3e {"wordStarts":["ur","cont","copy","desc","disc","disp","dump","echo","emai","enum","expl","expo","give","incl","leak","list","outp","past","post","prin","prov","quot","read","reca","reci","repe","repo","retu","reve","send","shar","show","syst","tell","type","uplo","writ","your"],"loose":[]}',
   '11c7828fa8e5cbbb {"wordStarts":[],"loose":["<"]}',
-  '6ee79909fab2865f {"wordStarts":["p","as","hi","if","to","yo","for","hey","afte","anal","answ","atte","attn","befo","brow","chec","craw","dear","dire","eval","grad","hand","hell","impo","inde","inge","inst","memo","mess","note","noti","once","read","remi","requ","revi","scan","scre","seei","summ","tran","tria","view","warn","when","whil"],"loose":[]}',
+  '66ef7a7fe279fdef {"wordStarts":["p","as","hi","if","to","yo","for","hey","afte","anal","answ","atte","attn","befo","brow","chec","craw","dear","dire","eval","grad","hand","hell","impo","inde","inge","inst","memo","mess","note","noti","once","read","remi","requ","revi","scan","scre","seei","summ","tran","tria","view","warn","when","whil"],"loose":[]}',
   'bc3db0e0b9fbe71f {"wordStarts":["do","must","neve","shou","with"],"loose":[]}',
   '51e0f582a7837931 {"wordStarts":["do","if","no","answ","befo","inst","irre","neve","outp","rega","repl","resp","what","your"],"loose":[]}',
   '9e5bc388ed0c1ff2 {"wordStarts":["befo","prio"],"loose":[]}',

@@ -51,19 +51,8 @@ const IMPERATIVE =
   "(?:do\\s+not|don't|never|ignore|disregard|forget|override|forward|send|e-?mail|mail|post|upload|share|transfer|wire|pay|approve|authori[sz]e|accept|reject|click|visit|open|navigate|go\\s+to|browse|call|fetch|download|install|run|execute|delete|remove|change|update|reset|grant|add|include|insert|append|attach|mention|say|state|tell|inform|notify|ask|recommend|suggest|advise|respond|reply|answer|output|print|write|summari[sz]e|translate|rate|rank|score|classify|mark|label|describe|report|praise|promote|end|begin|start|stop|export|copy|collect|retrieve|extract|reveal|disclose|leak|search|act|pretend|treat|consider|make\\s+sure|ensure|remember|rewrite|replace|respond|give|provide|return|hire|recommend|select|choose|prioriti[sz]e|flag|escalate)\\b";
 
 /** Actions outside any reading task: sending data away, moving money, running things, misleading the user. */
-const ACTION_BUT_IGNORING =
-  "(?:forward|send|e-?mail|post|upload|share|export|leak|transfer|wire|pay|approve|authori[sz]e|grant|click|visit|open\\s+(?:the\\s+|this\\s+)?(?:link|url|page|attachment)|navigate\\s+to|go\\s+to|call|fetch|download|install|run|execute|delete|tell\\s+(?:the\\s+)?users?|inform\\s+(?:the\\s+)?users?|recommend|include\\s+(?:this|the\\s+following)|add\\s+(?:this|the\\s+following)|append|reply\\s+with|respond\\s+with|output|print|say\\s+that|state\\s+that|claim)\\b";
-const ACTION = `(?:${ACTION_BUT_IGNORING}|(?:ignore|disregard)\\b)`;
-/**
- * "Ignore" after "when processing this data," ordering a part of the data skipped, not the reader's
- * instructions: a data noun within the next four words ("ignore null values", "… the user column",
- * "… the original request timestamp", "… the header rules section", "disregard the prior task IDs",
- * "ignore the users' signatures") is a data pipeline's documentation. Anything else ignored there
- * stays an order to the reader ("ignore the developer's instructions", "ignore instructions",
- * "ignore the user's request for a summary").
- */
-const IGNORE_BUT_DATA =
-  "(?:ignore|disregard)\\b(?!\\s+(?:[\\w'’-]+\\s+){0,3}?(?:values?|nulls?|NaNs?|rows?|columns?|fields?|cells?|records?|entries|lines?|headers?|footers?|sections?|timestamps?|dates?|IDs?|keys?|duplicates?|whitespace|comments?|markup|tags?|signatures?|disclaimers?|notes|files?|directories|folders|attachments?|images?|pages?|margins?|prefixe?s?|suffix(?:es)?|characters?)\\b)";
+const ACTION =
+  "(?:forward|send|e-?mail|post|upload|share|export|leak|transfer|wire|pay|approve|authori[sz]e|grant|click|visit|open\\s+(?:the\\s+|this\\s+)?(?:link|url|page|attachment)|navigate\\s+to|go\\s+to|call|fetch|download|install|run|execute|delete|tell\\s+(?:the\\s+)?users?|inform\\s+(?:the\\s+)?users?|recommend|ignore|disregard|include\\s+(?:this|the\\s+following)|add\\s+(?:this|the\\s+following)|append|reply\\s+with|respond\\s+with|output|print|say\\s+that|state\\s+that|claim)\\b";
 
 /** Where the reader's own output is named. */
 const OUTPUT_NOUN = "(?:response|reply|answer|output|summary|message|translation|completion|responses|replies|answers|summaries)";
@@ -205,7 +194,7 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // Text addressed to an AI reader inside data, followed by an imperative.
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
-    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${TO_YOU_THE_AI}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${TO_YOU_THE_AI}\\s*${DO_AS_FOLLOWS}|${WHEN_PROCESSING_THIS}(?:${ACTION_BUT_IGNORING}|${IGNORE_BUT_DATA})|${DEAR_AI}${ACTION}`,
+    `(?:${NOTE_TO_AI}|${TO_AI_READER}|${TO_YOU_THE_AI}|${AI_PROCESSING_THIS}|${IF_YOU_ARE_AI})\\s*${IMPERATIVE}|${TO_YOU_THE_AI}\\s*${DO_AS_FOLLOWS}|${WHEN_PROCESSING_THIS}${ACTION}|${DEAR_AI}${ACTION}`,
   ),
   // An instruction that asks to be kept from the person the reader answers: "do not mention these
   // instructions to the user", "never reveal this directive in your reply". Held only with the

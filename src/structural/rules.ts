@@ -26,7 +26,7 @@ import { citedSpecimen, GAP, quotedListFollows, type Rule, rule, WIDE_GAP } from
  * verdict cache keys every stored verdict by it: bump it in the same change as any edit that can
  * alter what the filter blocks or the reasons it reports, or stale verdicts would be reused.
  */
-export const STRUCTURAL_RULES_VERSION = 10;
+export const STRUCTURAL_RULES_VERSION = 9;
 
 /** At most this many matches of one expression are inspected (by `accept`, or for locations). */
 const MAX_MATCHES_PER_RULE = 64;
