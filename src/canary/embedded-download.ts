@@ -9,12 +9,11 @@
 import { createHash, type Hash } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, mkdir, open, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
-import { isIP } from "node:net";
 import { dirname, join } from "node:path";
 import lockfile from "proper-lockfile";
 import { errnoCode, errorClassName, LittleCanaryError } from "../core/errors.js";
 import { cachedModelPath, fileSha256, hashFile, type PinnedModel } from "./embedded-models.js";
-import { causeChain, networkFailureCause } from "./http-call.js";
+import { causeChain, networkFailureCause, refusedAddress, unresolvedHost } from "./http-call.js";
 import { displayText } from "../core/display-text.js";
 import { parseUrl } from "../core/guards.js";
 
@@ -358,33 +357,6 @@ function failureOf(error: unknown, requested: string): { readonly text: string; 
     return { text: `${text}: no address found for ${shown}${redirected}`, check: `check the host name ${shown} and the network` };
   }
   return { text, check: "check the network" };
-}
-
-/** The socket errors on `error`'s cause chain, with those an AggregateError holds (a host with several addresses), a few at most. */
-function* socketErrors(error: unknown): Generator<Record<string, unknown>> {
-  for (const current of causeChain(error)) {
-    yield current as Record<string, unknown>;
-    const inner = (current as { errors?: unknown }).errors;
-    if (Array.isArray(inner)) for (const item of inner.slice(0, 4)) if (typeof item === "object" && item !== null) yield item as Record<string, unknown>;
-  }
-}
-
-/** `127.0.0.1:8080` or `[::1]:8080`: the address and port a refused connect names (an IP and a number, never free text), or null. */
-function refusedAddress(error: unknown): string | null {
-  for (const { code, address, port } of socketErrors(error)) {
-    if (code !== "ECONNREFUSED" || typeof address !== "string" || !Number.isInteger(port)) continue;
-    const family = isIP(address);
-    if (family !== 0) return family === 6 ? `[${address}]:${port}` : `${address}:${port}`;
-  }
-  return null;
-}
-
-/** The host name a failed DNS lookup names (at most 253 characters, as DNS allows), or null. */
-function unresolvedHost(error: unknown): string | null {
-  for (const { code, hostname } of socketErrors(error)) {
-    if (typeof code === "string" && typeof hostname === "string" && hostname !== "" && hostname.length <= 253) return hostname;
-  }
-  return null;
 }
 
 async function syncDir(dir: string): Promise<void> {

@@ -1,6 +1,7 @@
 // One bounded HTTP exchange with a model backend: one deadline covers the whole call, the body read is capped, and
 // every failure is a value (timeout, unavailable, or exception with only the error's class name; never the body).
 // Node's own `fetch`, passed or defaulted, means the built-in transport (builtin-transport.ts); any other is a fetch.
+import { isIP } from "node:net";
 import { errorClassName } from "../core/errors.js";
 import { builtinExchange, builtinTarget, type BuiltinExchange } from "./builtin-transport.js";
 
@@ -101,6 +102,33 @@ export function networkFailureCause(error: unknown): NetworkFailureCause | null 
       return "TLS failure";
     }
     if (isBadPort(current)) return "a port fetch never connects to";
+  }
+  return null;
+}
+
+/** The socket errors on `error`'s cause chain, with those an AggregateError holds (a host with several addresses), a few at most. */
+function* socketErrors(error: unknown): Generator<Record<string, unknown>> {
+  for (const current of causeChain(error)) {
+    yield current as Record<string, unknown>;
+    const inner = (current as { errors?: unknown }).errors;
+    if (Array.isArray(inner)) for (const item of inner.slice(0, 4)) if (typeof item === "object" && item !== null) yield item as Record<string, unknown>;
+  }
+}
+
+/** `127.0.0.1:8080` or `[::1]:8080`: the address and port a refused connect names (an IP and a number, never free text), or null. */
+export function refusedAddress(error: unknown): string | null {
+  for (const { code, address, port } of socketErrors(error)) {
+    if (code !== "ECONNREFUSED" || typeof address !== "string" || !Number.isInteger(port)) continue;
+    const family = isIP(address);
+    if (family !== 0) return family === 6 ? `[${address}]:${port}` : `${address}:${port}`;
+  }
+  return null;
+}
+
+/** The host name a failed DNS lookup names (at most 253 characters, as DNS allows), or null. */
+export function unresolvedHost(error: unknown): string | null {
+  for (const { code, hostname } of socketErrors(error)) {
+    if (typeof code === "string" && typeof hostname === "string" && hostname !== "" && hostname.length <= 253) return hostname;
   }
   return null;
 }

@@ -3,6 +3,7 @@
 // argument (a corpus, notes, another run's manifest named as the output) never costs a file. The
 // commands differ only in what they recognise as their own and in the two choices of
 // EarlierOutputCheck; the rule and the words of its refusal are stated here once.
+import type { Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { displayText } from "./display-text.js";
 import { UsageError } from "./errors.js";
@@ -41,6 +42,19 @@ export interface EarlierOutputCheck {
   readonly notAFile: "replace" | "refuse";
 }
 
+/** What is at an existing output path, as far as replacing it goes. */
+type Verdict = "replace" | "other" | "unreadable";
+
+/** Decides whether the existing `path` (its `info`) may be replaced, reading at most `check.headBytes` + 1 bytes of it. */
+async function examine(path: string, info: Stats, check: EarlierOutputCheck, read: ReadHead): Promise<Verdict> {
+  if (!info.isFile()) return check.notAFile === "replace" ? "replace" : "other";
+  if (info.size === 0) return "replace";
+  if (check.wholeOnly === true && info.size > check.headBytes) return "other";
+  const head = await read(path, check.headBytes);
+  if (!("bytes" in head)) return check.unreadable === "replace" ? "replace" : "unreadable";
+  return check.isEarlierOutput(head.bytes.subarray(0, check.headBytes), head.bytes.length <= check.headBytes) ? "replace" : "other";
+}
+
 /** Reads at most `max` + 1 bytes of `path` (readSmallFile); injectable so a test can fail the read. */
 export type ReadHead = (path: string, max: number) => Promise<SmallFileRead>;
 
@@ -57,22 +71,11 @@ const readHead: ReadHead = (path, max) => readSmallFile(path, max, () => null);
 export async function refuseToReplaceOtherFile(path: string, check: EarlierOutputCheck, read: ReadHead = readHead): Promise<void> {
   const info = await lstat(path).catch(() => null);
   if (info === null) return;
-  let unread = false;
-  const replaceable = await (async () => {
-    if (!info.isFile()) return check.notAFile === "replace";
-    if (info.size === 0) return true;
-    if (check.wholeOnly === true && info.size > check.headBytes) return false;
-    const head = await read(path, check.headBytes);
-    if (!("bytes" in head)) {
-      unread = true;
-      return check.unreadable === "replace";
-    }
-    return check.isEarlierOutput(head.bytes.subarray(0, check.headBytes), head.bytes.length <= check.headBytes);
-  })();
-  if (replaceable) return;
+  const verdict = await examine(path, info, check, read);
+  if (verdict === "replace") return;
   const shown = check.shownPath ?? displayText(path);
   const hint = check.hint === undefined ? "" : ` ${check.hint}`;
   // A file that could not be read may be an earlier output: say why it cannot be told to be one.
-  const why = unread ? `cannot be read, so it cannot be told to be ${check.what}` : `is not ${check.what}`;
+  const why = verdict === "unreadable" ? `cannot be read, so it cannot be told to be ${check.what}` : `is not ${check.what}`;
   throw new UsageError(`${check.flag} ${shown} exists and ${why}; it is never replaced${hint}`);
 }

@@ -15,7 +15,8 @@ import { readStrictDocument } from "../core/strict-document.js";
 import type { IngestExport } from "../documents/schemas.js";
 import type { VerifyProblem } from "../verify/problems.js";
 import { verifyExport } from "../verify/verify-export.js";
-import { normalizePin, verifyFiles } from "../verify/verify-files.js";
+import { normalizePin } from "../verify/option-checks.js";
+import { verifyFiles } from "../verify/verify-files.js";
 import { displayText } from "../core/display-text.js";
 import { isPlainObject, refuseUnknownOptions } from "../core/guards.js";
 

@@ -1,6 +1,7 @@
 // The argument checks every verify entry point shares (verifyFiles, verifyExport, verifyShardIndex,
-// buildShardIndex): a value of the wrong type is a UsageError naming the option, never a raw
-// TypeError from deep inside, an unreadable-file problem, or an option quietly read as false.
+// buildShardIndex, and the pin of the RAG loaders): a value of the wrong type is a UsageError
+// naming the option, never a raw TypeError from deep inside, an unreadable-file problem, or an
+// option quietly read as false (or a pin quietly read as no pin).
 import { UsageError } from "../core/errors.js";
 
 /** `value` when it is a non-empty string, else UsageError naming the option `name`. */
@@ -27,6 +28,31 @@ function callbackOption(name: string, value: unknown): void {
 /** Refuses a directory to resolve against (null, undefined or "": the process's) given as anything but a string. */
 export function cwdOption(value: unknown): void {
   if (value != null && typeof value !== "string") throw new UsageError("cwd must be a path string");
+}
+
+/** Normalises a pin (a manifest's or an index's); throws UsageError naming it `pinName` unless it is 64 hex digits. */
+export function normalizePin(pin: string, pinName: string): string {
+  const normalized = typeof pin === "string" ? pin.trim().toLowerCase() : "";
+  if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError(`${pinName} must be 64 hex digits`);
+  return normalized;
+}
+
+/**
+ * The pin under `key` of a verify call's options, normalised, or null when the caller asked for
+ * no pin: the key left out, or null. A key that is present but undefined is refused: that is what
+ * `expectManifestSha256: process.env.PIN` gives when the variable is unset, and reading it as "no
+ * pin" would verify the pair unpinned while the caller believes it pinned.
+ */
+export function pinOption(options: object, key: string, pinName: string): string | null {
+  // `in`, not an own-key test: a pin on a prototype or behind a getter is a pin as a plain read sees it.
+  if (!(key in options)) return null;
+  const value: unknown = (options as Record<string, unknown>)[key];
+  if (value === undefined) {
+    throw new UsageError(
+      `${pinName} was given as undefined (an unset environment variable?): pass the 64 hex digits of the pin, or null (or no ${pinName} at all) to verify without one`,
+    );
+  }
+  return value === null ? null : normalizePin(value as string, pinName);
 }
 
 /** The options verifyFiles and verifyShardIndex share: where paths resolve, what the pin is called, the reading hooks. */

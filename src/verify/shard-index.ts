@@ -9,7 +9,7 @@ import { readFailureMessage, readJsonDocument } from "../core/read-document.js";
 import { IngestIndexSchema, type IngestIndex } from "../documents/ingest-index.js";
 import { examineShards, type PairReadingHooks, type ShardIndexProblem, type ShardPair } from "./shard-pairs.js";
 import { appendAll, type VerifyNote } from "./problems.js";
-import { pinOption } from "./verify-files.js";
+import { pinOption } from "./option-checks.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { checkReadingOptions, pathOption } from "./option-checks.js";
 

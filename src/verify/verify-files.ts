@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
-import { checkReadingOptions, flagOption, guardedCallback, optionalPathOption, pathOption } from "./option-checks.js";
+import { checkReadingOptions, flagOption, guardedCallback, optionalPathOption, pathOption, pinOption } from "./option-checks.js";
 import { allowlistedAdmissions, appendAll, failureProblem, refuseAllowlisted, type VerifyNote, type VerifyProblem } from "./problems.js";
 import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ValueCap, type ReadDocument } from "../core/read-document.js";
@@ -103,31 +103,6 @@ const VERIFY_FILES_OPTION_KEYS = Object.keys({
   onProgress: true,
   onStrictRead: true,
 } satisfies Record<keyof VerifyFilesOptions, true>);
-
-/** Normalises a pin (a manifest's or an index's); throws UsageError naming it `pinName` unless it is 64 hex digits. */
-export function normalizePin(pin: string, pinName: string): string {
-  const normalized = typeof pin === "string" ? pin.trim().toLowerCase() : "";
-  if (!/^[0-9a-f]{64}$/.test(normalized)) throw new UsageError(`${pinName} must be 64 hex digits`);
-  return normalized;
-}
-
-/**
- * The pin under `key` of a verify call's options, normalised, or null when the caller asked for
- * no pin: the key left out, or null. A key that is present but undefined is refused: that is what
- * `expectManifestSha256: process.env.PIN` gives when the variable is unset, and reading it as "no
- * pin" would verify the pair unpinned while the caller believes it pinned.
- */
-export function pinOption(options: object, key: string, pinName: string): string | null {
-  // `in`, not an own-key test: a pin on a prototype or behind a getter is a pin as a plain read sees it.
-  if (!(key in options)) return null;
-  const value: unknown = (options as Record<string, unknown>)[key];
-  if (value === undefined) {
-    throw new UsageError(
-      `${pinName} was given as undefined (an unset environment variable?): pass the 64 hex digits of the pin, or null (or no ${pinName} at all) to verify without one`,
-    );
-  }
-  return value === null ? null : normalizePin(value as string, pinName);
-}
 
 async function readOrProblem(path: string, label: DocumentLabel, problems: VerifyProblem[], cap: ValueCap): Promise<ReadDocument | null> {
   try {

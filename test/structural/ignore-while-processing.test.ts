@@ -1,16 +1,10 @@
 import { describe, expect, it } from "vitest";
 import * as L from "../../src/structural/labels.js";
-import { StructuralFilter } from "../../src/structural/filter.js";
+import { heldFor } from "../support/structural-reasons.js";
 
 // After "when processing this data," an order to ignore is held, whatever is to be ignored: two
 // narrower forms were tried and withdrawn (docs/detection.md, "Tried after version 9"), each of
 // which let attacks of this list through. Written for this file, not taken from a corpus.
-const filter = new StructuralFilter();
-
-function heldFor(text: string): readonly string[] {
-  const result = filter.check(text);
-  return result.blocked ? result.reasons : [];
-}
 
 describe("an order to ignore while the content is processed", () => {
   const attacks = [

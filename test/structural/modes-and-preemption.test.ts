@@ -1,17 +1,11 @@
 import { describe, expect, it } from "vitest";
 import * as L from "../../src/structural/labels.js";
-import { StructuralFilter } from "../../src/structural/filter.js";
+import { heldFor } from "../support/structural-reasons.js";
 
 // Shapes of rules version 9: words spelled out with separators, a jailbreak's mode announced or
 // given to an AI, the reader addressed as an AI beside "you", its assigned task put off for
 // another, and overrides of earlier inputs. Each block is written for this file, not taken from
 // a corpus, and stands beside the ordinary text that shares its words.
-const filter = new StructuralFilter();
-
-function heldFor(text: string): readonly string[] {
-  const result = filter.check(text);
-  return result.blocked ? result.reasons : [];
-}
 
 describe("words spelled out with a repeated separator are read as words", () => {
   const attacks = [
