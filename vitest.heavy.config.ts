@@ -7,7 +7,12 @@ import { HEAVY, RUN_SETUP, SELF_ALIASES } from "./vitest.config.js";
  * a few bytes at a time, split over two files, and the problem caps over pairs of 10,000 records
  * and more. They run first, one file per core.
  */
-const COMPUTE_ONLY = ["test/verify/verify-stream.heavy.test.ts", "test/verify/verify-stream-tampered.heavy.test.ts", "test/verify/problem-cap.heavy.test.ts"];
+const COMPUTE_ONLY = [
+  "test/verify/verify-stream.heavy.test.ts",
+  "test/verify/verify-stream-tampered.heavy.test.ts",
+  "test/verify/problem-cap.heavy.test.ts",
+  "test/verify/clean-pair.heavy.test.ts",
+];
 
 /**
  * `npm run test:heavy`: only the heavy suites (`*.heavy.test.ts`). The compute-only ones first, one

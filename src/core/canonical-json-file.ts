@@ -46,6 +46,18 @@ export interface ElementShare {
   accepts(value: unknown, bytes: Buffer): boolean;
 }
 
+/**
+ * An element split out and owned but not parsed (readCanonicalJsonFile with `deferElements`): its
+ * bytes, valid until the reader is pulled again, and `parse`, which makes of them the element event
+ * the reader would have yielded (or throws NotCanonicalLayout) and must be called before that.
+ */
+export interface DeferredElement {
+  readonly type: "deferred";
+  readonly index: number;
+  readonly bytes: Buffer;
+  parse(): StrictStreamEvent;
+}
+
 /** An element split out and owned, parsed only when it is yielded. */
 interface SplitElement {
   readonly type: "split";
@@ -59,11 +71,13 @@ interface SplitElement {
  * laid out canonically (or the file cannot be read): read it with readStrictJsonFile then.
  * `leaveString`: an element whose last member is a long string under this key, written with no
  * escape, holds `""` there and its event gives the string as bytes (`left`, StringLeftAsBytes).
+ * `deferElements`: each element comes unparsed (DeferredElement), for a caller that may read it
+ * another way first.
  */
 export async function* readCanonicalJsonFile(
   path: string,
-  options: GrammarOptions & FileReadOptions & { readonly share?: ElementShare; readonly leaveString?: string },
-): AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void> {
+  options: GrammarOptions & FileReadOptions & { readonly share?: ElementShare; readonly leaveString?: string; readonly deferElements?: boolean },
+): AsyncGenerator<StrictStreamEvent | DeferredElement | StrictFileEnd, void, void> {
   const streamed = [...(options.stream ?? new Map())];
   if (streamed.length !== 1) throw new NotCanonicalLayout("one streamed array is read fast");
   const [key, elementShape] = streamed[0] as [string, Shape];
@@ -99,6 +113,8 @@ export async function* readCanonicalJsonFile(
     const event = { type: "element", key, index: split.index, value: read.value, bytes: split.bytes } as const;
     return read.left === null ? event : { ...event, left: read.left };
   };
+  const outgoing = (split: SplitElement): StrictStreamEvent | DeferredElement =>
+    options.deferElements === true ? { type: "deferred", index: split.index, bytes: split.bytes, parse: () => parsed(split) } : parsed(split);
   const sink = (kind: SplitPieceKind, piece: Buffer): void => {
     if (kind === "element") {
       const position = count++;
@@ -140,10 +156,10 @@ export async function* readCanonicalJsonFile(
       splitter.feed(chunk, sink);
       const events = pending;
       pending = [];
-      for (const event of events) yield event.type === "split" ? parsed(event) : event;
+      for (const event of events) yield event.type === "split" ? outgoing(event) : event;
     }
     splitter.end(sink);
-    for (const event of pending) yield event.type === "split" ? parsed(event) : event;
+    for (const event of pending) yield event.type === "split" ? outgoing(event) : event;
   } catch (error) {
     if (error instanceof NotCanonicalLayout) throw error;
     // A read error, or anything else: the strict reader reads the file again and says what it is.

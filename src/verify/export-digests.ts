@@ -74,8 +74,9 @@ export function exportDigests(labels: MaterialSource, text: ExportText): ExportD
   if (textJson === null) return { text: sha256Hex(text.string), material: sha256Hex(materialJson({ ...labels, text: text.string })) };
   // Between the quotes, bytes with no backslash are the text's UTF-8 itself (JSON.stringify writes
   // every other character as it is); with an escape, the text is hashed from the string instead.
+  // A text left as bytes was proved to hold none (core/canonical-value.ts): not scanned again.
   const inner = textJson.subarray(1, textJson.length - 1);
-  const textDigest = inner.includes(BACKSLASH) ? sha256Hex(text.string) : sha256Hex(inner);
+  const textDigest = !text.leftAsBytes && inner.includes(BACKSLASH) ? sha256Hex(text.string) : sha256Hex(inner);
   // The material's JSON is the composer's, whose text member comes last: its head, then the text's JSON.
   const emptyText = materialJson({ ...labels, text: "" });
   const head = emptyText.slice(0, emptyText.length - CLOSE.length - 1);

@@ -9,13 +9,13 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { NotCanonicalLayout, readCanonicalJsonFile, type ElementShare } from "../core/canonical-json-file.js";
+import { NotCanonicalLayout, readCanonicalJsonFile, type DeferredElement, type ElementShare } from "../core/canonical-json-file.js";
 import type { StringLeftAsBytes } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING, MAX_TEXT_JSON_BYTES } from "../documents/reader-limits.js";
 import { isObj, type Obj } from "./_values.js";
 import type { VerifyProblem } from "./problems.js";
-import { exportShare, manifestShare, newClaims, type PairShare } from "./pair-share.js";
+import { exportIndexHint, exportShare, manifestShare, newClaims, type PairShare } from "./pair-share.js";
 import { newBucketKey, type IdDigestOptions } from "./id-digests.js";
 import { assembleProblems, headOf, RECORDS_KEY, StreamedExport, StreamedManifest, type ExportShareState, type ManifestShareState } from "./verify-stream.js";
 import { displayText } from "../core/display-text.js";
@@ -70,6 +70,8 @@ export interface PairReading {
   /** The export's members other than `records`, likewise (null without an export). */
   readonly exportHead: Obj | null;
   readonly problems: VerifyProblem[];
+  /** Records read as clean pairs from their bytes (clean-pair.ts): 0 when read otherwise. */
+  readonly cleanPairs: number;
 }
 
 function readReason(error: unknown, label: PairDocument): string {
@@ -82,9 +84,17 @@ function readReason(error: unknown, label: PairDocument): string {
     : `more than ${budget.maxChars} characters${where}, the most verify holds`;
 }
 
+/** A record as read: its value, its position, and (canonical reading) its bytes and a text left as bytes. */
+interface RecordRead {
+  readonly value: unknown;
+  readonly index: number;
+  readonly bytes: Buffer | undefined;
+  readonly left: StringLeftAsBytes | undefined;
+}
+
 /** One document being walked: pulls events, remembers the end and a read failure. */
 class Walk {
-  private readonly events: AsyncGenerator<StrictStreamEvent | StrictFileEnd, void, void>;
+  private readonly events: AsyncGenerator<StrictStreamEvent | DeferredElement | StrictFileEnd, void, void>;
   end: StrictFileEnd | null = null;
   failure: VerifyProblem | null = null;
   /** The fast reader met bytes it does not read (canonical reading only): read the pair exactly. */
@@ -115,11 +125,12 @@ class Walk {
       ...(onChunk === undefined ? {} : { onChunk }),
     };
     // An export record's text (most of its bytes) is left as bytes: verify hashes and measures it there.
-    const fast = { ...options, ...(share === undefined ? {} : { share }), ...(label === "export" ? { leaveString: "text" } : {}) };
+    // Each record comes unparsed: walkPair reads a clean pair from its bytes (clean-pair.ts) and parses the rest.
+    const fast = { ...options, deferElements: true, ...(share === undefined ? {} : { share }), ...(label === "export" ? { leaveString: "text" } : {}) };
     this.events = reader === "canonical" ? readCanonicalJsonFile(path, fast) : readStrictJsonFile(path, options);
   }
 
-  private async pull(): Promise<StrictStreamEvent | StrictFileEnd | null> {
+  private async pull(): Promise<StrictStreamEvent | DeferredElement | StrictFileEnd | null> {
     if (this.end !== null || this.failure !== null || this.notCanonical) return null;
     try {
       const next = await this.events.next();
@@ -151,18 +162,41 @@ class Walk {
     }
   }
 
-  /** The next record, or null once the records array (or the document, or reading) ended. */
-  async nextRecord(): Promise<{ value: unknown; index: number; bytes: Buffer | undefined; left: StringLeftAsBytes | undefined } | null> {
+  /** The next record, parsed, or null once the records array (or the document, or reading) ended. */
+  async nextRecord(): Promise<RecordRead | null> {
+    const next = await this.nextElement();
+    return next?.type === "deferred" ? this.parse(next) : next;
+  }
+
+  /**
+   * The next record, unparsed when the canonical reader split it (parse it with `parse` before
+   * this walk is pulled again), or null once the records array (or the document, or reading) ended.
+   */
+  async nextElement(): Promise<(RecordRead & { readonly type: "element" }) | DeferredElement | null> {
     while (this.inRecords) {
       const event = await this.pull();
       if (event === null) return null;
-      if (event.type === "element") return { value: event.value, index: event.index, bytes: event.bytes, left: event.left };
+      if (event.type === "deferred") return event;
+      if (event.type === "element") return { type: "element", value: event.value, index: event.index, bytes: event.bytes, left: event.left };
       if (event.type === "array_end") {
         this.inRecords = false;
         this.elements = event.count;
       }
     }
     return null;
+  }
+
+  /** A deferred record parsed, or null when its bytes are not canonical (the pair is then read exactly). */
+  parse(element: DeferredElement): RecordRead | null {
+    try {
+      const event = element.parse();
+      if (event.type !== "element") return null;
+      return { value: event.value, index: event.index, bytes: event.bytes, left: event.left };
+    } catch (error) {
+      if (!(error instanceof NotCanonicalLayout)) throw error;
+      this.notCanonical = true;
+      return null;
+    }
   }
 
   /** Reads to the end (every byte is still checked). */
@@ -215,9 +249,14 @@ async function walkPair(
       await e.toRecords();
       exported.streamed = e.members !== null;
       for (;;) {
-        const item = await e.nextRecord();
-        if (item === null) break;
-        const index = exported.indexOf(item.value, item.index);
+        const element = await e.nextElement();
+        if (element === null) break;
+        // Unparsed, the index is read from the record's first bytes; a record that does not begin
+        // as a canonical one does is parsed at once.
+        const hinted = element.type === "deferred" ? exportIndexHint(element.bytes) : null;
+        let item = element.type === "element" ? element : hinted === null ? e.parse(element) : null;
+        if (item === null && hinted === null) break;
+        const index = item === null ? exported.indexAt(hinted as number, element.index) : exported.indexOf(item.value, item.index);
         if (index === null) continue;
         if (exported.outOfOrder) {
           // Duplicates and order need the whole lists: the pair is read whole and checked held.
@@ -226,16 +265,27 @@ async function walkPair(
           return m.notCanonical || e.notCanonical ? "exact" : "reread";
         }
         let target: Obj | undefined;
+        let clean = false;
         while (nextManifest <= index) {
-          const record = await m.nextRecord();
+          const next = await m.nextElement();
+          if (next === null) break;
+          nextManifest = next.index + 1;
+          // A clean pair read from its bytes has nothing to report: the export record's check is done too.
+          if (next.index === index && item === null && next.type === "deferred" && manifest.cleanPair(next.bytes, (element as DeferredElement).bytes, index)) {
+            clean = true;
+            continue;
+          }
+          const record = next.type === "deferred" ? m.parse(next) : next;
           if (record === null) break;
-          nextManifest = record.index + 1;
           const usable = manifest.record(record.value, record.index);
           exported.passed(record.index, usable, index);
           if (record.index === index && usable !== null) target = usable;
         }
-        // Without streamed manifest records there is no target, so the geometry is not needed. The
-        // record's bytes are still valid: only the manifest's reader was pulled since.
+        if (clean) continue;
+        // The record's bytes are still valid: only the manifest's reader was pulled since.
+        item ??= e.parse(element as DeferredElement);
+        if (item === null) break;
+        // Without streamed manifest records there is no target, so the geometry is not needed.
         exported.record(item.value as Obj, index, target, manifest.geometry, manifest.verdictsAgree(target), item.bytes, item.left);
       }
     }
@@ -267,12 +317,13 @@ function readingOf({ m, e, manifest, exported }: PairWalk): PairReading | "rerea
   const exportSha256 = e?.end?.sha256 ?? null;
   const manifestHead = headOf(m.end?.value);
   const exportHead = headOf(e?.end?.value);
-  if (readProblems.length > 0 || m.end === null) return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems: [] };
+  const cleanPairs = manifest.cleanPairs;
+  if (readProblems.length > 0 || m.end === null) return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems: [], cleanPairs };
   const manifestRoot = m.end.value;
   const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot, m.end.sha256) : { canonicalSha: null, issuePath: null };
   if (facts === "reread") return "reread";
   const problems = assembleProblems(e?.end?.value, manifestRoot, facts, manifestSha256, manifest, e?.end == null ? null : exported);
-  return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems };
+  return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems, cleanPairs };
 }
 
 /**

@@ -147,12 +147,13 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * which one read the pair; the outcome is the same either way (test/verify/fast-read.test.ts).
  * `other` (internal, for tests): where the canonical reader checks its second share of the
  * records (null: one thread); by default a worker thread for a large pair (`secondShare`).
+ * `cleanPairs`: how many records were read as clean pairs from their bytes (clean-pair.ts).
  */
 export async function verifyFilesWithMode(
   options: VerifyFilesOptions,
   reader: PairReader = "canonical",
   other?: OtherShare | null,
-): Promise<{ result: VerifyFilesResult; mode: VerifyMode; reader: PairReader; documents: VerifiedDocuments }> {
+): Promise<{ result: VerifyFilesResult; mode: VerifyMode; reader: PairReader; documents: VerifiedDocuments; cleanPairs: number }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
   pathOption("manifest", options.manifest);
@@ -203,7 +204,7 @@ export async function verifyFilesWithMode(
     notes: readable ? notesOf(reading.manifestHead) : [],
   };
   const documents = { manifestHead: swapped === null ? reading.manifestHead : null, exportSha256: readable ? reading.exportSha256 : null };
-  return { result, mode, reader: fast === "exact" ? "exact" : "canonical", documents };
+  return { result, mode, reader: fast === "exact" ? "exact" : "canonical", documents, cleanPairs: reading.cleanPairs };
 }
 
 /**
@@ -299,6 +300,7 @@ async function readWhole(manifestPath: string, exportPath: string | null): Promi
     manifestHead: headOf(manifest?.value),
     exportHead: headOf(exported?.value),
     problems: [],
+    cleanPairs: 0,
   };
   if (readProblems.length > 0 || manifest === null) return reading;
   try {

@@ -23,6 +23,7 @@ import {
   type ManifestRecordCheck,
 } from "./manifest-checks.js";
 import { cleanRecordExpansion } from "./clean-record.js";
+import { cleanPair } from "./clean-pair.js";
 import { compileCheck } from "../core/schema-check.js";
 import { SkippedValue } from "../core/parse-line.js";
 import type { StringLeftAsBytes } from "../core/parse-line.js";
@@ -99,6 +100,8 @@ export class StreamedManifest {
   private readonly firstOfShape: { v1: number | null; v2: number | null } = { v1: null, v2: null };
   /** The allowlist entries its records cite, for the allow file the run records. */
   private readonly cited = new CitedAllowEntries();
+  /** Records read as clean pairs from their bytes (cleanPair), this share's and those absorbed. */
+  cleanPairs = 0;
 
   /**
    * `held`: the records come from a manifest held whole (hashed by `verifyHeld`). `canonicalFile`:
@@ -162,6 +165,25 @@ export class StreamedManifest {
   }
 
   /**
+   * The compact record at `position` (its bytes `record`) and the export record of that index
+   * (`exported`), when they are a clean pair read from their bytes (clean-pair.ts): counted as the
+   * general way counts it, and true; else false, and nothing was done (read both the general way).
+   * Only for a manifest whose bytes are its canonical form (the canonical reader), so nothing is
+   * hashed here.
+   */
+  cleanPair(record: Buffer, exported: Buffer, position: number): boolean {
+    if (!this.canonicalFile || this.held || this.geometry === null || this.bounds === null) return false;
+    const pair = cleanPair(record, exported, position, this.geometry, this.bounds);
+    if (pair === null) return false;
+    this.cleanPairs++;
+    this.count = position + 1;
+    this.firstOfShape.v2 ??= position;
+    // The facts of a clean admission the recount reads (what recordState gives every such record).
+    if (this.recountable) this.recount.add({ admission: "admitted", hold_reasons: [], detection: "none", coverage: "complete", id_sha256: pair.idSha256 });
+    return true;
+  }
+
+  /**
    * One record checked (its problems added): its v1 facts (a v2 record expanded), whether it is
    * usable by index and its verdicts re-classified as recorded, and its first schema issue. A clean
    * admission, nearly every record of a large run, takes the short way (clean-record.ts).
@@ -185,12 +207,14 @@ export class StreamedManifest {
       idDigests: this.idDigests.state(),
       counts: this.recountable ? this.recount.counts() : null,
       citedEntries: this.cited.keys(),
+      cleanPairs: this.cleanPairs,
     };
   }
 
   /** Takes in another share's records (pair-share.ts): as if this one had checked them in order. */
   absorb(other: ManifestShareState): void {
     mergeProblems(this.problems, this.positions, other.problems, other.positions, this.kept, other.notKept);
+    this.cleanPairs += other.cleanPairs;
     const otherIssueAt = other.recordIssue?.[1] as number | undefined;
     if (otherIssueAt !== undefined && (this.recordIssue === null || otherIssueAt < (this.recordIssue[1] as number))) this.recordIssue = other.recordIssue;
     for (const shape of ["v1", "v2"] as const) {
@@ -320,15 +344,21 @@ export class StreamedExport {
 
   /** The index an export element asks for, or null for a malformed one (reported here). */
   indexOf(item: unknown, position: number): number | null {
-    this.count = position + 1;
     const index = isObj(item) ? own(item, "index") : undefined;
     if (!isObj(item) || !isInt(index)) {
+      this.count = position + 1;
       this.problems.add("export_record_malformed", `export record at position ${position}: malformed`);
       tagProblems(this.problems, this.positions, position, this.kept);
       this.schemaOk = false;
       this.foreign = true;
       return null;
     }
+    return this.indexAt(index, position);
+  }
+
+  /** The index of a well-formed export element at `position` (read from its bytes, or by indexOf). */
+  indexAt(index: number, position: number): number {
+    this.count = position + 1;
     if (index <= this.last) this.outOfOrder = true;
     this.last = index;
     // Strictly increasing indices cannot repeat, so only a held export needs the set.
@@ -372,6 +402,14 @@ export class StreamedExport {
     checkExportRecord(item, index, manifestRecord, geometry, this.problems, verdictsAgree, canonicalBytes, left);
     tagProblems(this.problems, this.positions, this.count - 1, this.kept);
     if (!this.schemaOk || this.problems.items.length > 0) return;
+    if (canonicalBytes !== undefined) {
+      // A record the fast reader read (plain parsed data) that met every check above already has
+      // the schema's every field: exactly its keys, an index of a manifest position, labels that
+      // are strings or null, both digests equal to lowercase hex ones computed here, a metadata
+      // string map. Only a non-empty text is left to ask (a test holds the schema to this).
+      this.schemaOk = (left === undefined ? (own(item, "text") as string).length : left.length) > 0;
+      return;
+    }
     // A text left as bytes is a string of at least one code point (its `""` stands in for it).
     this.schemaOk = left === undefined ? EXPORT_RECORD_CHECK.accepts(item) : left.length > 0 && EXPORT_RECORD_LEFT_TEXT_CHECK.accepts(item);
   }
@@ -444,6 +482,8 @@ export interface ManifestShareState {
   readonly counts: ManifestCounts | null;
   /** The allowlist entries its records cite (CitedAllowEntries.keys). */
   readonly citedEntries: readonly string[];
+  /** Its records read as clean pairs from their bytes. */
+  readonly cleanPairs: number;
 }
 
 /** What a share of the export's records gave (StreamedExport.absorb). */
