@@ -406,7 +406,7 @@ export class StreamedExport {
       // A record the fast reader read (plain parsed data) that met every check above already has
       // the schema's every field: exactly its keys, an index of a manifest position, labels that
       // are strings or null, both digests equal to lowercase hex ones computed here, a metadata
-      // string map. Only a non-empty text is left to ask (a test holds the schema to this).
+      // string map. Only a non-empty text is left to ask (test/verify/export-record-schema.test.ts).
       this.schemaOk = (left === undefined ? (own(item, "text") as string).length : left.length) > 0;
       return;
     }
