@@ -1,27 +1,28 @@
 // The short way through one record of a large run, read from its bytes: a compact (v2/v3) manifest
 // record and the export record of the same index, both laid out exactly as ingest writes a clean
-// admission (every segment a pass the canary exercised) with labels, metadata keys and values in
-// printable ASCII. For such a pair the general way (parse each, prove each canonical by writing it
-// again, expand the manifest record into its v1 form, then check the export record against it:
-// clean-record.ts, pair-checks.ts) always ends the same: no problem, the record counted as admitted,
-// complete and detecting nothing. This reads both records token by token against that one layout,
-// recomputes every digest the general way recomputes (the text's, the material's, each segment's,
-// hashed from the bytes where they lie) and compares every fact the general way compares; anything
-// else (another layout, a byte out of place, a digest or a length that differs) returns null and the
-// pair takes the general way, which says what is wrong. So a pair never gets a different answer
-// here, only a faster one: the tests hold both ways to the same problems on damaged pairs.
+// admission (every segment a pass the canary exercised, every string written without an escape).
+// For such a pair the general way (parse each, prove each canonical by writing it again, expand
+// the manifest record into its v1 form, then check the export record against it: clean-record.ts,
+// pair-checks.ts) always ends the same: no problem, the record counted as admitted, complete and
+// detecting nothing. This reads both records token by token against that one layout, recomputes
+// every digest the general way recomputes (the text's, the material's, each segment's, hashed from
+// the bytes where they lie) and compares every fact the general way compares; anything else
+// (another layout, a byte out of place, an escape, a digest or a length that differs) returns null
+// and the pair takes the general way, which says what is wrong. So a pair never gets a different
+// answer here, only a faster one (test/verify/clean-pair.test.ts holds it to that).
 //
 // Why reading the layout is as strict as the canonical reader: every token is matched in the one
 // form canonical JSON writes it (keys in order and each once, integers without a leading zero,
-// numbers as JavaScript writes them, strings without an escape), and a string of printable ASCII
-// (U+0020 to U+007E but the quote and the backslash) is its own canonical form. The export text is
-// the one string that may be more: strict UTF-8 without a quote, a backslash or a control
-// character, which JSON writes as it is.
+// numbers as JavaScript writes them), and a string of strict UTF-8 without a control character, a
+// quote or a backslash is its own canonical form (JSON.stringify writes every other character as it
+// is). Metadata keys are held to the Basic Multilingual Plane, where the order of UTF-8 bytes is the
+// order of code units that canonical JSON sorts keys by and the order of code points that the
+// metadata material and `metadata_keys` follow.
 import { createHash } from "node:crypto";
 import { isUtf8 } from "node:buffer";
 import { sha256Hex } from "../core/hash.js";
 import { utf8CodePointsOutsideControls } from "../core/codepoints.js";
-import { placesOfStated, type Geometry } from "../documents/segment-spans.js";
+import { placesOfStated, type Geometry, type Span } from "../documents/segment-spans.js";
 import type { RecordBounds } from "./_values.js";
 
 /** What a clean pair contributes beyond "no problem": the id's digest for the repeated-id count. */
@@ -77,27 +78,40 @@ class Cursor {
     return value;
   }
 
-  /** A finite number written exactly as JavaScript (so JSON.stringify) writes it. */
+  /**
+   * A finite number written exactly as JavaScript (so JSON.stringify) writes it: its sign (-1, 0
+   * or 1), or null. The common form (a latency: `0.0616`, `1.8419`) is judged from its digits: a
+   * decimal of at most 15 significant digits with no trailing zero, from 1e-6 up (below, JavaScript
+   * writes an exponent), is the shortest form of the one double it stands for, since no two such
+   * decimals share a double. Any other form is converted and written again to compare.
+   */
   number(): number | null {
     const bytes = this.bytes;
     const first = this.at;
     while (this.at < bytes.length && NUMBER_BYTES[bytes[this.at] as number] === 1) this.at++;
     if (this.at === first) return null;
+    const plain = plainDecimalSign(bytes, first, this.at);
+    if (plain !== null) return plain;
     const token = bytes.toString("latin1", first, this.at);
     const value = Number(token);
-    return Number.isFinite(value) && String(value) === token ? value : null;
+    return Number.isFinite(value) && String(value) === token ? Math.sign(value) : null;
   }
 
-  /** A string of printable ASCII without a quote or a backslash, quotes included: the offsets of its content, or null. */
-  ascii(): { start: number; end: number } | null {
+  /**
+   * A string written with no escape, quotes included: no control character, backslash or (in a
+   * key, `key`) byte from F0 up, a character outside the Basic Multilingual Plane. The offsets of
+   * its content, or null. Whether its bytes are strict UTF-8 is the caller's check, over the record.
+   */
+  string(key = false): { start: number; end: number } | null {
     const bytes = this.bytes;
     if (bytes[this.at] !== QUOTE) return null;
     const start = this.at + 1;
+    const highest = key ? 0xef : 0xff;
     let at = start;
     for (; at < bytes.length; at++) {
       const byte = bytes[at] as number;
       if (byte === QUOTE) break;
-      if (byte < 0x20 || byte > 0x7e || byte === BACKSLASH) return null;
+      if (byte < 0x20 || byte > highest || byte === BACKSLASH) return null;
     }
     if (at >= bytes.length) return null;
     this.at = at + 1;
@@ -113,6 +127,42 @@ class Cursor {
     this.at = start + 65;
     return start;
   }
+}
+
+const isDigit = (byte: number | undefined): boolean => byte !== undefined && byte >= 0x30 && byte <= 0x39;
+
+/**
+ * The sign of the number `bytes[from, to)` when it is a decimal JavaScript writes so exactly
+ * (Cursor.number): an optional minus, `0` or digits without a leading zero, then optionally a point
+ * and digits ending in a non-zero one, at most 15 significant digits, and with a zero whole part at
+ * most five zeros after the point (1e-6 is written `0.000001`, 1e-7 `1e-7`); else null (not
+ * judged here). `-0` is not judged here either: JavaScript writes it `0`.
+ */
+export function plainDecimalSign(bytes: Buffer, from: number, to: number): number | null {
+  let at = from;
+  const negative = bytes[at] === 0x2d;
+  if (negative) at++;
+  const whole = at;
+  if (bytes[at] === 0x30) at++;
+  else while (at < to && isDigit(bytes[at])) at++;
+  const wholeDigits = at - whole;
+  if (wholeDigits === 0) return null;
+  const zeroWhole = bytes[whole] === 0x30;
+  if (at === to) return zeroWhole ? (negative ? null : 0) : wholeDigits <= 15 ? (negative ? -1 : 1) : null;
+  if (bytes[at] !== 0x2e) return null;
+  const fraction = ++at;
+  while (at < to && isDigit(bytes[at])) at++;
+  if (at !== to || at === fraction || bytes[at - 1] === 0x30) return null;
+  let significant = at - fraction;
+  if (zeroWhole) {
+    let zeros = 0;
+    while (bytes[fraction + zeros] === 0x30) zeros++;
+    if (zeros > 5) return null;
+    significant -= zeros;
+  } else {
+    significant += wholeDigits;
+  }
+  return significant <= 15 ? (negative ? -1 : 1) : null;
 }
 
 function byteTable(chars: string): Uint8Array {
@@ -191,7 +241,7 @@ function readManifest(bytes: Buffer, bounds: RecordBounds): ManifestRead | null 
   const c = new Cursor(bytes);
   if (!c.lit(M_OPEN)) return null;
   const charsTotal = c.count();
-  const id = c.lit(M_ID) ? c.ascii() : ABSENT;
+  const id = c.lit(M_ID) ? c.string() : ABSENT;
   if (id === null) return null;
   if (charsTotal === null || !c.lit(M_LENGTH)) return null;
   const length = c.count();
@@ -201,7 +251,7 @@ function readManifest(bytes: Buffer, bounds: RecordBounds): ManifestRead | null 
   const keys: Slice[] = [];
   while (!c.peek(CLOSE_BRACKET)) {
     if (keys.length > 0 && bytes[c.at++] !== COMMA) return null;
-    const key = c.ascii();
+    const key = c.string(true);
     if (key === null || keys.length >= MAX_FAST_PARTS) return null;
     keys.push(key);
   }
@@ -217,7 +267,7 @@ function readManifest(bytes: Buffer, bounds: RecordBounds): ManifestRead | null 
   if (!c.lit(M_SHA)) return null;
   const sha = c.hex();
   if (sha < 0) return null;
-  const source = c.lit(M_SOURCE) ? c.ascii() : ABSENT;
+  const source = c.lit(M_SOURCE) ? c.string() : ABSENT;
   if (source === null) return null;
   if (c.at !== bytes.length - 1 || bytes[c.at] !== CLOSE_BRACE) return null;
   if (segmentShas.length === 0 || segmentShas.length > bounds.maxSegments || keys.length > bounds.maxMetadataKeys) return null;
@@ -245,7 +295,7 @@ function readSegment(c: Cursor, structural: boolean | null): number | null {
   }
   // One layer (the canary) or two (the structural filter first); with the filter on, two.
   if (!c.lit(LAYERS_END) || (structural !== null && (layers === 2) !== structural)) return null;
-  if (c.lit(SUMMARY) && c.ascii() === null) return null;
+  if (c.lit(SUMMARY) && c.string() === null) return null;
   if (!c.lit(TOTAL)) return null;
   const total = c.number();
   if (total === null || total < 0 || !c.lit(SEGMENT_END)) return null;
@@ -265,10 +315,10 @@ interface ExportRead {
   readonly text: Slice;
 }
 
-/** A label that is null or a string of printable ASCII: the string's offsets, null for null, undefined when neither. */
+/** A label that is null or a string written with no escape: the string's offsets, null for null, undefined when neither. */
 function label(c: Cursor): Slice | null | undefined {
   if (c.lit(NULL)) return null;
-  return c.ascii() ?? undefined;
+  return c.string() ?? undefined;
 }
 
 /** Reads an export record laid out as ingest writes it (`index` the one expected), or null. */
@@ -285,11 +335,11 @@ function readExport(bytes: Buffer, index: number): ExportRead | null {
   const metadata: Slice[] = [];
   while (!c.peek(CLOSE_BRACE)) {
     if (metadata.length > 0 && bytes[c.at++] !== COMMA) return null;
-    const key = c.ascii();
+    const key = c.string(true);
     if (key === null || bytes[c.at++] !== COLON) return null;
-    const value = c.ascii();
+    const value = c.string();
     if (value === null || metadata.length >= 2 * MAX_FAST_PARTS || same(bytes, key, PROTO, PROTO_SLICE)) return null;
-    // Keys in increasing order, each once (bytes of ASCII compare as code units do).
+    // Keys in increasing order, each once (UTF-8 bytes of the Basic Multilingual Plane compare as its code units do).
     const previous = metadata[metadata.length - 2];
     if (previous !== undefined && bytes.compare(bytes, previous.start, previous.end, key.start, key.end) <= 0) return null;
     metadata.push(key, value);
@@ -328,7 +378,8 @@ function same(a: Buffer, x: Slice, b: Buffer, y: Slice): boolean {
 
 /** Whether the 64 hex digits at `at` in `bytes` are `digest`. */
 function hexIs(bytes: Buffer, at: number, digest: string): boolean {
-  return bytes.toString("latin1", at, at + 64) === digest;
+  for (let i = 0; i < 64; i++) if (bytes[at + i] !== digest.charCodeAt(i)) return false;
+  return true;
 }
 
 /** Both labels absent, or both the same string. */
@@ -346,22 +397,63 @@ function codePointOffset(bytes: Buffer, from: number, count: number): number {
   return at;
 }
 
-/** The metadata material (segment-material.ts) of ASCII labels and metadata, as bytes. */
-function metadataMaterial(e: Buffer, read: ExportRead): Buffer {
-  const lines: Buffer[] = [];
-  const line = (name: string, value: Slice): void => {
-    lines.push(Buffer.concat([Buffer.from(`${name}: `, "latin1"), e.subarray(value.start, value.end)]));
-  };
-  if (read.id !== null) line("id", read.id);
-  if (read.source !== null) line("source", read.source);
-  for (let i = 0; i < read.metadata.length; i += 2) {
-    const key = read.metadata[i] as Slice;
-    line(e.toString("latin1", key.start, key.end), read.metadata[i + 1] as Slice);
+/**
+ * SHA-256 of each window `windows` (code points, in plan order) of the strict UTF-8 material
+ * `bytes[start, end)` of `length` code points. Where every code point is one byte the windows'
+ * bytes are their offsets; else every boundary is found in one pass over the bytes.
+ */
+function windowDigests(bytes: Buffer, start: number, end: number, length: number, windows: readonly Span[]): string[] {
+  if (end - start === length) return windows.map((w) => sha256Hex(bytes.subarray(start + w.start, start + w.end)));
+  const boundaries = [...new Set(windows.flatMap((w) => [w.start, w.end]))].sort((a, b) => a - b);
+  const offsets = new Map<number, number>();
+  let at = start;
+  let seen = 0;
+  for (const boundary of boundaries) {
+    at = codePointOffset(bytes, at, boundary - seen);
+    seen = boundary;
+    offsets.set(boundary, at);
   }
-  return Buffer.concat(lines.flatMap((bytes, i) => (i === 0 ? [bytes] : [NEWLINE, bytes])));
+  return windows.map((w) => sha256Hex(bytes.subarray(offsets.get(w.start) as number, offsets.get(w.end) as number)));
 }
 
-const NEWLINE = Buffer.from("\n", "latin1");
+/** The code points of strict UTF-8 `bytes`: one lead byte each, so the bytes less the continuation bytes. */
+function codePoints(bytes: Buffer): number {
+  let continuations = 0;
+  for (const byte of bytes) if ((byte & 0xc0) === 0x80) continuations++;
+  return bytes.length - continuations;
+}
+
+/**
+ * The metadata material (segment-material.ts) of the labels and metadata as read, as its UTF-8
+ * bytes: lines `id: …`, `source: …` and `key: value`, joined by a line feed, copied from `e` into
+ * one buffer.
+ */
+function metadataMaterial(e: Buffer, read: ExportRead): Buffer {
+  const lines: Array<readonly [Buffer | Slice, Slice]> = [];
+  if (read.id !== null) lines.push([ID_NAME, read.id]);
+  if (read.source !== null) lines.push([SOURCE_NAME, read.source]);
+  for (let i = 0; i < read.metadata.length; i += 2) lines.push([read.metadata[i] as Slice, read.metadata[i + 1] as Slice]);
+  const size = (part: Buffer | Slice): number => (Buffer.isBuffer(part) ? part.length : part.end - part.start);
+  let bytes = Math.max(0, lines.length - 1);
+  for (const [name, value] of lines) bytes += size(name) + SEPARATOR.length + size(value);
+  const material = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  const put = (part: Buffer | Slice): void => {
+    at += Buffer.isBuffer(part) ? part.copy(material, at) : e.copy(material, at, part.start, part.end);
+  };
+  lines.forEach(([name, value], i) => {
+    if (i > 0) material[at++] = LINE_FEED;
+    put(name);
+    put(SEPARATOR);
+    put(value);
+  });
+  return material;
+}
+
+const ID_NAME = Buffer.from("id", "latin1");
+const SOURCE_NAME = Buffer.from("source", "latin1");
+const SEPARATOR = Buffer.from(": ", "latin1");
+const LINE_FEED = 0x0a;
 
 /**
  * The pair of manifest record `m` (compact) and export record `e` at `index` when both are laid
@@ -372,10 +464,11 @@ export function cleanPair(m: Buffer, e: Buffer, index: number, geometry: Geometr
   const stated = readManifest(m, bounds);
   const exported = stated === null ? null : readExport(e, index);
   if (stated === null || exported === null) return null;
+  // Both records strict UTF-8 (their strings were read as bytes); the text without a control
+  // character, at least one code point, of the stated length.
+  if (!isUtf8(m) || !isUtf8(e)) return null;
   const { text } = exported;
-  // Strict UTF-8 without a control character, at least one code point, of the stated length.
   const textBytes = e.subarray(text.start, text.end);
-  if (!isUtf8(textBytes)) return null;
   const length = utf8CodePointsOutsideControls(e, text.start, text.end);
   if (length === null || length < 1 || length !== stated.length || stated.charsTotal < length) return null;
   // Labels, and metadata keys as stated (the keys of the export's map, in its order: sorted).
@@ -392,21 +485,23 @@ export function cleanPair(m: Buffer, e: Buffer, index: number, geometry: Geometr
   // The segments: the plan of this material, each window's digest as stated (or, left out, the
   // record's, which only a text window over all of it may be).
   const material = metadataMaterial(e, exported);
-  if (stated.charsTotal !== length + material.length) return null;
+  const materialLength = codePoints(material);
+  if (stated.charsTotal !== length + materialLength) return null;
   const places = placesOfStated(length, stated.charsTotal, stated.segmentShas.length, geometry);
   if (places === null) return null;
+  // Metadata windows come first in the plan, then text windows; a text of one window is the text.
+  const metadataWindows = places.filter((place) => place.kind === "metadata");
+  const textWindows = places.slice(metadataWindows.length);
+  const single = textWindows.length === 1;
+  const digests = [
+    ...windowDigests(material, 0, material.length, materialLength, metadataWindows),
+    ...(single ? [textSha] : windowDigests(e, text.start, text.end, length, textWindows)),
+  ];
   for (let i = 0; i < places.length; i++) {
-    const place = places[i] as (typeof places)[number];
     const at = stated.segmentShas[i] as number;
-    const whole = place.kind === "text" && place.start === 0 && place.end === length;
-    let digest: string;
-    if (place.kind === "metadata") digest = sha256Hex(material.subarray(place.start, place.end));
-    else if (whole) digest = textSha;
-    else {
-      const from = codePointOffset(e, text.start, place.start);
-      digest = sha256Hex(e.subarray(from, codePointOffset(e, from, place.end - place.start)));
-    }
-    if (at < 0 ? !whole : !hexIs(m, at, digest)) return null;
+    // A digest left out stands for the record's: only a text window over all of it may leave it out.
+    const whole = single && i === places.length - 1;
+    if (at < 0 ? !whole : !hexIs(m, at, digests[i] as string)) return null;
   }
   return { idSha256: exported.id === null ? null : sha256Hex(e.subarray(exported.id.start, exported.id.end)) };
 }

@@ -15,11 +15,11 @@ import { synthRun, type SynthInput } from "../support/run-data.js";
 /** Any JSON value: documents are edited the way an attacker edits files. */
 export type Json = any;
 
-/** Inputs admitted as clean pairs: labels and metadata in ASCII, texts with and without multi-byte characters. */
+/** Inputs admitted as clean pairs: labels and metadata in ASCII and beyond, texts with and without multi-byte characters. */
 export const INPUTS: SynthInput[] = [
   { id: "doc-1", source: null, metadata: {}, text: "plain words ".repeat(30) },
   { id: null, source: "wiki", metadata: { author: "ann", title: "A title, with: punctuation" }, text: "Zürich 東京 😀 café" },
-  { id: "doc-3", source: "drive", metadata: { lang: "en" }, text: `${"Zürich 東京 😀 ".repeat(20)}end` },
+  { id: "é-3", source: "drive", metadata: { lang: "en", ключ: "значение 😀", "東京": "x" }, text: `${"Zürich 東京 😀 ".repeat(20)}end` },
   { id: null, source: null, metadata: {}, text: "t" },
 ];
 

@@ -1,21 +1,22 @@
 // The clean-pair reading (src/verify/clean-pair.ts) against the general way: it reads every clean
-// admission of ASCII labels, leaves the rest to the general way, and a pair it accepts after any
+// admission whose strings need no escape, leaves the rest to the general way, and a pair it accepts after any
 // one-byte change of either record is canonical and has no problem verified whole (here over two
 // short records; every record of clean-pair-sweep.ts's inputs in clean-pair.heavy.test.ts).
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { verifyFilesWithMode } from "../../src/verify/verify-files.js";
-import { synthRun } from "../support/run-data.js";
+import { synthRun, type SynthInput } from "../support/run-data.js";
 import { tempDirPerTest } from "../support/temp-dir.js";
 import { sha256Hex } from "../../src/core/hash.js";
-import { cleanPair } from "../../src/verify/clean-pair.js";
+import { cleanPair, plainDecimalSign } from "../../src/verify/clean-pair.js";
 import { bytesOf, canonicalBytes, INPUTS, pairOf, sweepOneByteChanges, wholeProblems, type Json } from "./clean-pair-sweep.js";
 
 describe("clean pairs read from their bytes", () => {
   for (const version of [2, 3] as const) {
     for (const small of [false, true]) {
-      it(`every admitted pair of ASCII labels is read, its id digest given (v${version}, ${small ? "several windows" : "one window"} per material)`, () => {
+      it(`every admitted pair whose strings need no escape is read, its id digest given (v${version}, ${small ? "several windows" : "one window"} per material)`, () => {
         const { manifest, exported, geometry, bounds } = pairOf(INPUTS, version, small);
         expect(exported.records).toHaveLength(INPUTS.length);
         for (const e of exported.records) {
@@ -26,12 +27,12 @@ describe("clean pairs read from their bytes", () => {
     }
   }
 
-  it("a label, key or metadata value outside printable ASCII is left to the general way", () => {
+  it("a string written with an escape, a key beyond the Basic Multilingual Plane or a __proto__ key is left to the general way", () => {
     for (const input of [
-      '{"id":"é-id","source":null,"metadata":{},"text":"text"}',
-      '{"id":null,"source":"drive\\tx","metadata":{},"text":"text"}',
-      '{"id":null,"source":null,"metadata":{"ключ":"v"},"text":"text"}',
-      '{"id":null,"source":null,"metadata":{"k":"naïve"},"text":"text"}',
+      '{"id":"tab\\there","source":null,"metadata":{},"text":"text"}',
+      '{"id":null,"source":"a \\"quote\\"","metadata":{},"text":"text"}',
+      '{"id":null,"source":null,"metadata":{"k":"back\\\\slash"},"text":"text"}',
+      '{"id":null,"source":null,"metadata":{"😀k":"v"},"text":"text"}',
       '{"id":null,"source":null,"metadata":{"__proto__":"x"},"text":"text"}',
     ]) {
       const { manifest, exported, geometry, bounds } = pairOf([JSON.parse(input)], 3, false);
@@ -157,37 +158,93 @@ describe("clean pairs edited field by field", () => {
     });
   }
 
-  it("metadata keys out of order or repeated are refused even when every digest is recomputed over them", () => {
-    const { manifest, exported, geometry, bounds } = pairOf([{ id: "d", source: null, metadata: { a: "1", b: "2" }, text: "text" }], 3, false);
-    const [m, e] = [manifest.records[0], exported.records[0]];
-    expect(cleanPair(bytesOf(m), bytesOf(e), 0, geometry, bounds)).not.toBeNull();
-    for (const entries of [
-      [
-        ["b", "2"],
-        ["a", "1"],
-      ],
-      [
-        ["a", "1"],
-        ["a", "2"],
-      ],
-    ]) {
-      // Written by hand, as a forger would: the material, its digest and the segment digests all over these bytes.
-      const map = `{${entries.map(([k, v]) => `"${k}":"${v}"`).join(",")}}`;
-      const material = `{"id":"d","metadata":${map},"source":null,"text":"text"}`;
-      const lines = ["id: d", ...entries.map(([k, v]) => `${k}: ${v}`)].join("\n");
-      const forgedE = `{"id":"d","index":0,"material_sha256":"${sha256Hex(material)}","metadata":${map},"sha256":"${e.sha256}","source":null,"text":"text"}`;
-      const forgedM = structuredClone(m);
-      forgedM.material_sha256 = sha256Hex(material);
-      forgedM.metadata_keys = entries.map(([k]) => k);
-      forgedM.chars_total = lines.length + 4;
-      forgedM.segments[0].sha256 = sha256Hex(lines);
-      // The same forgery with the keys in order and each once is read: only the order is refused.
-      const sorted = [...entries].sort(([a], [b]) => (a as string).localeCompare(b as string));
-      const unique = new Set(entries.map(([k]) => k)).size === entries.length;
-      expect(cleanPair(canonicalBytes(forgedM), Buffer.from(forgedE), 0, geometry, bounds)).toBeNull();
-      if (unique) expect(sorted).not.toEqual(entries);
-    }
+  /**
+   * A pair written by hand, as a forger would (a v3 manifest under the default policy: one metadata
+   * window, one text window), with every digest and count computed over these bytes.
+   */
+  function forge(id: Buffer, entries: ReadonlyArray<readonly [Buffer, Buffer]>, text = "text"): [Buffer, Buffer] {
+    const b = (part: string | Buffer): Buffer => (typeof part === "string" ? Buffer.from(part, "utf8") : part);
+    const cat = (...parts: Array<string | Buffer>): Buffer => Buffer.concat(parts.map(b));
+    const joined = (parts: Buffer[], by: string): Buffer => Buffer.concat(parts.flatMap((part, i) => (i === 0 ? [part] : [b(by), part])));
+    const q = (bytes: Buffer): Buffer => cat('"', bytes, '"');
+    const map = cat(
+      "{",
+      joined(
+        entries.map(([k, v]) => cat(q(k), ":", q(v))),
+        ",",
+      ),
+      "}",
+    );
+    const materialSha = sha256Hex(cat('{"id":', q(id), ',"metadata":', map, ',"source":null,"text":"', text, '"}'));
+    const lines = joined([cat("id: ", id), ...entries.map(([k, v]) => cat(k, ": ", v))], "\n");
+    const linesLength = lines.length - lines.filter((byte) => (byte & 0xc0) === 0x80).length;
+    const textSha = sha256Hex(text);
+    const verdict = '"verdict":{"layers":[{"latency":0.1},{"latency":0.2}],"total_latency":0.3}}';
+    const exported = cat(
+      '{"id":',
+      q(id),
+      ',"index":0,"material_sha256":"',
+      materialSha,
+      '","metadata":',
+      map,
+      ',"sha256":"',
+      textSha,
+      '","source":null,"text":"',
+      text,
+      '"}',
+    );
+    const keys = cat(
+      "[",
+      joined(
+        entries.map(([k]) => q(k)),
+        ",",
+      ),
+      "]",
+    );
+    const manifest = cat(
+      `{"chars_total":${linesLength + text.length},"id":`,
+      q(id),
+      `,"length":${text.length},"material_sha256":"${materialSha}","metadata_keys":`,
+      keys,
+      `,"segments":[{"prompt_eval_count":5,"sha256":"${sha256Hex(lines)}",${verdict},{"prompt_eval_count":5,${verdict}],"sha256":"${textSha}"}`,
+    );
+    return [manifest, exported];
+  }
+
+  const DEFAULTS = pairOf([INPUTS[0] as SynthInput], 3, false);
+  const ascii = (text: string): Buffer => Buffer.from(text, "latin1");
+
+  it("a pair forged with every digest recomputed is read when it is what ingest writes, and verifies clean whole", () => {
+    const [m, e] = forge(ascii("d"), [
+      [ascii("a"), ascii("1")],
+      [ascii("b"), Buffer.from("zwei 😀", "utf8")],
+    ]);
+    expect(cleanPair(m, e, 0, DEFAULTS.geometry, DEFAULTS.bounds)).not.toBeNull();
+    expect(wholeProblems(DEFAULTS.manifest, DEFAULTS.exported, 0, JSON.parse(m.toString("utf8")), JSON.parse(e.toString("utf8")))).toEqual([]);
   });
+
+  const FORGERIES: Record<string, () => [Buffer, Buffer]> = {
+    "metadata keys out of order": () =>
+      forge(ascii("d"), [
+        [ascii("b"), ascii("2")],
+        [ascii("a"), ascii("1")],
+      ]),
+    "a metadata key repeated": () =>
+      forge(ascii("d"), [
+        [ascii("a"), ascii("1")],
+        [ascii("a"), ascii("2")],
+      ]),
+    "an id with a byte that is never UTF-8": () => forge(Buffer.from([0x64, 0xff]), []),
+    "an id with an encoded surrogate": () => forge(Buffer.from([0x64, 0xed, 0xa0, 0x80]), []),
+    "a metadata value with an overlong encoding": () => forge(ascii("d"), [[ascii("a"), Buffer.from([0xc0, 0xaf])]]),
+    "a metadata key beyond the Basic Multilingual Plane": () => forge(ascii("d"), [[Buffer.from("😀", "utf8"), ascii("1")]]),
+  };
+  for (const [name, forged] of Object.entries(FORGERIES)) {
+    it(`a pair forged with every digest recomputed is left to the general way: ${name}`, () => {
+      const [m, e] = forged();
+      expect(cleanPair(m, e, 0, DEFAULTS.geometry, DEFAULTS.bounds)).toBeNull();
+    });
+  }
 });
 
 describe("clean pairs in a verified pair of files", () => {
@@ -196,7 +253,7 @@ describe("clean pairs in a verified pair of files", () => {
     const dir = temp.dir;
     const inputs = [
       ...INPUTS,
-      { id: "é-id", source: null, metadata: {}, text: "left to the general way" },
+      { id: "tab\tid", source: null, metadata: {}, text: "left to the general way" },
       { id: "x", source: null, metadata: {}, text: "a FLAG here" },
     ];
     for (const version of [1, 2, 3] as const) {
@@ -211,5 +268,35 @@ describe("clean pairs in a verified pair of files", () => {
       for (const reading of [one, shared, exact]) expect(reading.result.problems).toEqual([]);
       expect([one.cleanPairs, shared.cleanPairs, exact.cleanPairs]).toEqual([clean, clean, 0]);
     }
+  });
+});
+
+describe("numbers judged from their digits", () => {
+  it("a decimal judged canonical from its digits is what JavaScript writes for its value, sign included", () => {
+    const judged = (token: string): void => {
+      const sign = plainDecimalSign(Buffer.from(token, "latin1"), 0, token.length);
+      if (sign === null) return;
+      expect(String(Number(token))).toBe(token);
+      expect(sign).toBe(Math.sign(Number(token)));
+    };
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (value) => {
+        const written = String(value);
+        judged(written);
+        // Near misses of a canonical form: a trailing zero, a leading zero, one digit more or less.
+        for (const token of [`${written}0`, `0${written}`, written.slice(0, -1), `${written}1`, `-${written}`]) judged(token);
+      }),
+      { numRuns: 5000 },
+    );
+    fc.assert(
+      fc.property(fc.stringMatching(/^-?(0|[1-9][0-9]{0,17})(\.[0-9]{1,20})?$/), (token) => judged(token)),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("latencies as ingest writes them are judged from their digits, and forms JavaScript writes otherwise are not", () => {
+    const sign = (token: string) => plainDecimalSign(Buffer.from(token, "latin1"), 0, token.length);
+    expect(["0.0616", "1.8419", "0", "12", "-0.5", "0.000001", "123456789012345"].map(sign)).toEqual([1, 1, 0, 1, -1, 1, 1]);
+    for (const token of ["-0", "0.0000001", "0.10", "01", "1.", ".5", "1e5", "1234567890123456", "0.1234567890123456"]) expect(sign(token)).toBeNull();
   });
 });
