@@ -17,7 +17,9 @@
 // quote or a backslash is its own canonical form (JSON.stringify writes every other character as it
 // is). Metadata keys are held to the Basic Multilingual Plane, where the order of UTF-8 bytes is the
 // order of code units that canonical JSON sorts keys by and the order of code points that the
-// metadata material and `metadata_keys` follow.
+// metadata material and `metadata_keys` follow. Integer-like keys (`"10"`, `"2"`), which the
+// canonical reader leaves to the strict one (JSON.parse puts them first), are read here in that
+// same canonical order; every check of them sorts the keys itself, so the answer is the same.
 import { createHash } from "node:crypto";
 import { isUtf8 } from "node:buffer";
 import { sha256Hex } from "../core/hash.js";

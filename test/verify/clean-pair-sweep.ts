@@ -68,9 +68,11 @@ function* oneByteChanges(bytes: Buffer): Generator<Buffer> {
 export function sweepOneByteChanges(inputs: readonly SynthInput[], version: ManifestVersion, small: boolean): { accepted: number; refused: number } {
   let accepted = 0;
   let refused = 0;
-  const { manifest, exported, geometry, bounds } = pairOf(inputs, version, small);
-  expect(exported.records).toHaveLength(inputs.length);
-  for (const e of exported.records) {
+  // One run per input: the general way then verifies a pair of one record for each accepted change.
+  for (const input of inputs) {
+    const { manifest, exported, geometry, bounds } = pairOf([input], version, small);
+    expect(exported.records).toHaveLength(1);
+    const e = exported.records[0];
     const m = manifest.records[e.index];
     const [mBytes, eBytes] = [bytesOf(m), bytesOf(e)];
     const sides: Array<[Generator<Buffer>, (changed: Buffer) => [Buffer, Buffer]]> = [

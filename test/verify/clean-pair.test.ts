@@ -43,6 +43,20 @@ describe("clean pairs read from their bytes", () => {
     }
   });
 
+  it("integer-like metadata keys, which JSON.parse puts first, are read in canonical order and agree with the general way", () => {
+    const { manifest, exported, geometry, bounds } = pairOf(
+      [JSON.parse('{"id":"d","source":null,"metadata":{"10":"a","2":"b","k":"c"},"text":"text"}')],
+      3,
+      true,
+    );
+    const e = exported.records[0];
+    expect(bytesOf(e).toString("utf8")).not.toContain('"metadata":{"10":"a","2":"b"');
+    const [mBytes, eBytes] = [canonicalBytes(manifest.records[0]), canonicalBytes(e)];
+    expect(eBytes.toString("utf8")).toContain('"metadata":{"10":"a","2":"b","k":"c"}');
+    expect(cleanPair(mBytes, eBytes, 0, geometry, bounds)).not.toBeNull();
+    expect(wholeProblems(manifest, exported, 0, manifest.records[0], e)).toEqual([]);
+  });
+
   it("a pair under another index, or with the structural layer recorded otherwise, is not read", () => {
     const { manifest, exported, geometry, bounds } = pairOf(INPUTS.slice(0, 1), 3, false);
     const [m, e] = [bytesOf(manifest.records[0]), bytesOf(exported.records[0])];
