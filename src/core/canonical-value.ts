@@ -189,7 +189,8 @@ const OPEN_BRACKET = 0x5b;
 const LETTER_ESCAPES = byteTable([0x22, 0x5c, 0x62, 0x66, 0x6e, 0x72, 0x74]);
 const LETTERED_CONTROLS = byteTable([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
 
-function byteTable(set: readonly number[]): Uint8Array {
+/** A table of 256 entries, 1 for each byte of `set`: membership by one index instead of a comparison chain. */
+export function byteTable(set: readonly number[]): Uint8Array {
   const table = new Uint8Array(256);
   for (const byte of set) table[byte] = 1;
   return table;

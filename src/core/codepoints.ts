@@ -104,3 +104,21 @@ export function utf8CodePointsOutsideControls(bytes: Uint8Array, from: number, t
   while (at < to) single(bytes[at++] as number);
   return controls ? null : to - from - continuations;
 }
+
+/** Code points of the strict UTF-8 `bytes` (the caller proved them strict): one lead byte each, so the bytes less the continuation bytes (`10xxxxxx`). */
+export function utf8CodePoints(bytes: Uint8Array): number {
+  let continuations = 0;
+  for (const byte of bytes) if ((byte & 0xc0) === 0x80) continuations++;
+  return bytes.length - continuations;
+}
+
+/** The byte offset in strict UTF-8 `bytes` of the code point `count` code points after the one at byte `from` (within the bytes). */
+export function utf8CodePointOffset(bytes: Uint8Array, from: number, count: number): number {
+  let at = from;
+  for (let seen = 0; seen < count; seen++) {
+    const lead = bytes[at] as number;
+    // A lead byte says how many bytes its code point takes.
+    at += lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+  }
+  return at;
+}

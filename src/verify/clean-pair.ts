@@ -23,7 +23,8 @@
 import { createHash } from "node:crypto";
 import { isUtf8 } from "node:buffer";
 import { sha256Hex } from "../core/hash.js";
-import { utf8CodePointsOutsideControls } from "../core/codepoints.js";
+import { utf8CodePointOffset, utf8CodePoints, utf8CodePointsOutsideControls } from "../core/codepoints.js";
+import { byteTable } from "../core/canonical-value.js";
 import { placesOfStated, type Geometry, type Span } from "../documents/segment-spans.js";
 import type { RecordBounds } from "./_values.js";
 
@@ -167,14 +168,9 @@ export function plainDecimalSign(bytes: Buffer, from: number, to: number): numbe
   return significant <= 15 ? (negative ? -1 : 1) : null;
 }
 
-function byteTable(chars: string): Uint8Array {
-  const table = new Uint8Array(256);
-  for (const char of chars) table[char.charCodeAt(0)] = 1;
-  return table;
-}
-
-const NUMBER_BYTES = byteTable("-+.0123456789eE");
-const HEX_BYTES = byteTable("0123456789abcdef");
+const codes = (chars: string): number[] => [...chars].map((char) => char.charCodeAt(0));
+const NUMBER_BYTES = byteTable(codes("-+.0123456789eE"));
+const HEX_BYTES = byteTable(codes("0123456789abcdef"));
 
 const ascii = (text: string): Buffer => Buffer.from(text, "latin1");
 const M_OPEN = ascii('{"chars_total":');
@@ -389,16 +385,6 @@ function sameLabel(m: Buffer, stated: Slice | null, e: Buffer, exported: Slice |
   return stated === null ? exported === null : exported !== null && same(m, stated, e, exported);
 }
 
-/** The byte offset of code point `count` in strict UTF-8 `bytes` from `from` (a count within them). */
-function codePointOffset(bytes: Buffer, from: number, count: number): number {
-  let at = from;
-  for (let seen = 0; seen < count; seen++) {
-    const lead = bytes[at] as number;
-    at += lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
-  }
-  return at;
-}
-
 /**
  * SHA-256 of each window `windows` (code points, in plan order) of the strict UTF-8 material
  * `bytes[start, end)` of `length` code points. Where every code point is one byte the windows'
@@ -411,18 +397,11 @@ function windowDigests(bytes: Buffer, start: number, end: number, length: number
   let at = start;
   let seen = 0;
   for (const boundary of boundaries) {
-    at = codePointOffset(bytes, at, boundary - seen);
+    at = utf8CodePointOffset(bytes, at, boundary - seen);
     seen = boundary;
     offsets.set(boundary, at);
   }
   return windows.map((w) => sha256Hex(bytes.subarray(offsets.get(w.start) as number, offsets.get(w.end) as number)));
-}
-
-/** The code points of strict UTF-8 `bytes`: one lead byte each, so the bytes less the continuation bytes. */
-function codePoints(bytes: Buffer): number {
-  let continuations = 0;
-  for (const byte of bytes) if ((byte & 0xc0) === 0x80) continuations++;
-  return bytes.length - continuations;
 }
 
 /**
@@ -487,7 +466,7 @@ export function cleanPair(m: Buffer, e: Buffer, index: number, geometry: Geometr
   // The segments: the plan of this material, each window's digest as stated (or, left out, the
   // record's, which only a text window over all of it may be).
   const material = metadataMaterial(e, exported);
-  const materialLength = codePoints(material);
+  const materialLength = utf8CodePoints(material);
   if (stated.charsTotal !== length + materialLength) return null;
   const places = placesOfStated(length, stated.charsTotal, stated.segmentShas.length, geometry);
   if (places === null) return null;
