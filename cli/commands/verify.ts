@@ -13,6 +13,8 @@ import { VERIFY_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
+import { resolve } from "node:path";
+import { releaseStartedPairWorker, startPairWorkerAhead } from "../../src/verify/pair-worker-start.js";
 
 export interface VerifyFlags {
   manifest?: string;
@@ -44,6 +46,18 @@ export function define(io: CliIo, state: RunState): Command {
 
 /** Verifies one pair (or an index), prints the report and returns the exit code. */
 export async function run(flags: VerifyFlags, io: CliIo): Promise<number> {
+  // A large pair's second thread starts loading now, beside this one's loading of the verifier.
+  if (flags.index === undefined && flags.manifest !== undefined) {
+    startPairWorkerAhead([flags.manifest, flags.export ?? null].map((path) => (path === null ? null : resolve(io.cwd, path))));
+  }
+  try {
+    return await verifyAndPrint(flags, io);
+  } finally {
+    await releaseStartedPairWorker();
+  }
+}
+
+async function verifyAndPrint(flags: VerifyFlags, io: CliIo): Promise<number> {
   const [{ verify }, { UNVERIFIABLE_PROBLEM_CODES }, { verifyOutput, strictReadNotifier }, { printVerifyIndex }] = await Promise.all([
     import("../../src/verbs/verify.js"),
     import("../../src/verify/problems.js"),

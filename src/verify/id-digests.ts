@@ -29,6 +29,8 @@ const BUCKET_BUFFER_BYTES = 512 * 33;
 const KEY_BYTES = 33;
 /** Slots a DigestSet starts with; it doubles whenever it would be more than half full. */
 const FIRST_SLOTS = 1 << 12;
+/** Most slots `reserve` makes room for ahead of need (twice MAX_IN_MEMORY): past that the set grows as keys come. */
+const MAX_RESERVED_SLOTS = MAX_IN_MEMORY * 2;
 
 /** What a tally holds, to be absorbed by another (posted between threads). */
 export interface IdDigestState {
@@ -141,27 +143,46 @@ class DigestSet {
   keys(): Uint8Array {
     const out = new Uint8Array(this.#size * KEY_BYTES);
     let filled = 0;
-    for (let slot = 0; slot < this.#slots.length; slot += KEY_BYTES) {
-      if (this.#slots[slot] === 0) continue;
-      out.set(this.#slots.subarray(slot, slot + KEY_BYTES), filled);
+    const slots = this.#slots;
+    for (let slot = 0; slot < slots.length; slot += KEY_BYTES) {
+      if (slots[slot] === 0) continue;
+      for (let i = 0; i < KEY_BYTES; i++) out[filled + i] = slots[slot + i] as number;
       filled += KEY_BYTES;
     }
     return out;
   }
 
-  /** Doubles the slots, each key moved to the slot its kept hash gives. */
+  /**
+   * Makes room for `more` keys beyond those held without growing again: the slots double until
+   * they would be at most half full (called before adding many at once, so the table is rebuilt
+   * once rather than at every doubling on the way).
+   */
+  reserve(more: number): void {
+    let slots = this.#mask + 1;
+    while ((this.#size + more) * 2 > slots && slots < MAX_RESERVED_SLOTS) slots *= 2;
+    if (slots > this.#mask + 1) this.#resize(slots);
+  }
+
+  /** Doubles the slots. */
   #grow(): void {
+    this.#resize((this.#mask + 1) * 2);
+  }
+
+  /** Rebuilds the table with `count` slots (a power of two), each key moved to the slot its kept hash gives. */
+  #resize(count: number): void {
     const [oldSlots, oldHashes] = [this.#slots, this.#hashes];
-    const mask = this.#mask * 2 + 1;
-    const slots = new Uint8Array((mask + 1) * KEY_BYTES);
-    const hashes = new Uint32Array(mask + 1);
+    const mask = count - 1;
+    const slots = new Uint8Array(count * KEY_BYTES);
+    const hashes = new Uint32Array(count);
     for (let old = 0; old < oldHashes.length; old++) {
       const from = old * KEY_BYTES;
       if (oldSlots[from] === 0) continue;
       const hash = oldHashes[old] as number;
       let slot = hash & mask;
       while (slots[slot * KEY_BYTES] !== 0) slot = (slot + 1) & mask;
-      slots.set(oldSlots.subarray(from, from + KEY_BYTES), slot * KEY_BYTES);
+      // A byte loop, not a view and a copy per key: a view per key was most of a rebuild's time.
+      const to = slot * KEY_BYTES;
+      for (let i = 0; i < KEY_BYTES; i++) slots[to + i] = oldSlots[from + i] as number;
       hashes[slot] = hash;
     }
     this.#slots = slots;
@@ -273,6 +294,8 @@ export class IdDigestTally {
     this.#guard(() => {
       if (other.dir !== null && this.#memory !== null) this.#spill();
       const keys = other.memory ?? new Uint8Array(0);
+      // Room for them all at once (at most the in-memory limit's worth): one rebuild, not one per doubling.
+      this.#memory?.reserve(Math.min(keys.length / KEY_BYTES, this.#maxInMemory));
       for (let at = 0; at + KEY_BYTES <= keys.length; at += KEY_BYTES) this.#keep(keys, at);
     });
   }

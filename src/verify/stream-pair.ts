@@ -9,6 +9,7 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { PAIR_WORKER_LIMITS, takeStartedPairWorker } from "./pair-worker-start.js";
 import { NotCanonicalLayout, readCanonicalJsonFile, type DeferredElement, type ElementShare } from "../core/canonical-json-file.js";
 import type { StringLeftAsBytes } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-stream.js";
@@ -453,14 +454,15 @@ export interface PairWorkerData {
   readonly ids: IdDigestOptions;
 }
 
-/** A worker checking one share; `outcome` is null when it failed or exited without answering. */
+/**
+ * A worker checking one share; `outcome` is null when it failed or exited without answering. The
+ * worker started ahead for the script at `url` (pair-worker-start.ts) is used when one waits.
+ */
 function shareOnWorker(url: URL, data: PairWorkerData): { outcome: Promise<ShareOutcome | null>; stop: () => void } {
   let worker: Worker;
+  const ahead = takeStartedPairWorker(url);
   try {
-    // A young generation of 32 MB, not V8's default for this heap: the worker's share of the peak
-    // RSS (docs/ingest.md, "Verify memory"). At 16 MB the worker collected three times as often as
-    // the main thread and finished last, the main thread idle meanwhile.
-    worker = new Worker(url, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: 32 } });
+    worker = ahead ?? new Worker(url, { workerData: data, resourceLimits: PAIR_WORKER_LIMITS });
   } catch {
     return { outcome: Promise.resolve(null), stop: () => {} };
   }
@@ -469,5 +471,6 @@ function shareOnWorker(url: URL, data: PairWorkerData): { outcome: Promise<Share
     worker.once("error", () => resolve(null));
     worker.once("exit", () => resolve(null));
   });
+  ahead?.postMessage(data);
   return { outcome, stop: () => void worker.terminate() };
 }

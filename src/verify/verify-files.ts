@@ -1,11 +1,8 @@
 // `verifyFiles`: the file-based verification behind `little-canary verify`, as a library call.
 // Unreadable files, a pin mismatch and every consistency problem are problems with stable codes,
 // never exceptions (only an invalid option throws).
-import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
-import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { UsageError } from "../core/errors.js";
 import { refuseUnknownOptions } from "../core/guards.js";
 import { checkReadingOptions, flagOption, guardedCallback, optionalPathOption, pathOption, pinOption } from "./option-checks.js";
@@ -14,6 +11,7 @@ import { canaryDisabledByChoice } from "./manifest-checks.js";
 import { readFailureMessage, readJsonDocument, type DocumentLabel, type ValueCap, type ReadDocument } from "../core/read-document.js";
 import { streamPair, type OtherShare, type PairReader, type PairReading } from "./stream-pair.js";
 import { SHARE_BLOCK } from "./pair-share.js";
+import { PAIR_WORKER_URL, twoThreadsFor } from "./pair-worker-start.js";
 import { headOf, NO_EXPORT, verifyHeld } from "./verify-stream.js";
 import { FILE_WORDING, swappedDocuments } from "./swapped.js";
 import type { Obj } from "./_values.js";
@@ -207,15 +205,6 @@ export async function verifyFilesWithMode(
   return { result, mode, reader: fast === "exact" ? "exact" : "canonical", documents, cleanPairs: reading.cleanPairs };
 }
 
-/**
- * Pairs of at least this many bytes are checked on two threads. Below it a second thread does not
- * pay: it starts, loads and compiles the checks anew (about 0.3 s of CPU) and reads every byte
- * too, and on two cores both threads' collectors and compilers compete with them. Measured on the
- * 2-core machine (docs/scale.md, "Verify speed: two threads"): at 9 MB slower than one thread, at 60 MB
- * about 10 % faster for a third more CPU, at 300 MB about 40 % faster for 5 % more.
- */
-const TWO_THREADS_MIN_BYTES = 128 << 20;
-
 /** Bytes of the files (0 for one that cannot be stat'ed: its read reports it). */
 export async function filesBytes(paths: ReadonlyArray<string | null>): Promise<number> {
   let bytes = 0;
@@ -235,9 +224,7 @@ export async function filesBytes(paths: ReadonlyArray<string | null>): Promise<n
  * under a TypeScript test runner); else null, and one thread checks them all.
  */
 function secondShare(bytes: number): OtherShare | null {
-  const url = new URL("./pair-worker.js", import.meta.url);
-  if (bytes < TWO_THREADS_MIN_BYTES || availableParallelism() < 2 || !existsSync(fileURLToPath(url))) return null;
-  return { url, block: SHARE_BLOCK };
+  return twoThreadsFor(bytes) ? { url: PAIR_WORKER_URL, block: SHARE_BLOCK } : null;
 }
 
 /** A new counter of one reading's bytes for each reading, told to `onProgress` (nothing without one). */

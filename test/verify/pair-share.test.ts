@@ -17,6 +17,7 @@ import { HOLD_REASONS } from "../../src/documents/schemas.js";
 import { IdDigestTally, newBucketKey } from "../../src/verify/id-digests.js";
 import { exportIndexHint, manifestShare, newClaims, type PairShare } from "../../src/verify/pair-share.js";
 import { verifyFilesWithMode } from "../../src/verify/verify-files.js";
+import { releaseStartedPairWorker, startPairWorkerAhead, takeStartedPairWorker } from "../../src/verify/pair-worker-start.js";
 import { bundleScript, type BundledCli } from "../support/cli-child.js";
 import { resolvePolicy } from "../../src/documents/policy.js";
 import { synthRun } from "../support/run-data.js";
@@ -371,6 +372,62 @@ describe("two threads give the one-thread result", () => {
     },
     60_000,
   );
+
+  it("a worker started ahead waits for its share, then answers as one started with it", async () => {
+    const [pair] = pairs(3);
+    const paths = await written(pair!);
+    const url = pathToFileURL(worker.entry);
+    const data = { manifestPath: paths.manifest, exportPath: paths.export, chunkBytes: undefined, share: { part: 1, parts: 2, block: 1 }, ids: {} };
+    const replyOf = (thread: Worker, post: boolean) =>
+      new Promise<unknown>((resolve) => {
+        thread.once("message", resolve);
+        thread.once("error", () => resolve("error"));
+        thread.once("exit", () => resolve("exit"));
+        if (post) thread.postMessage(data);
+      });
+    startPairWorkerAhead([paths.manifest, paths.export], { url, minBytes: 1 });
+    const ahead = takeStartedPairWorker(url);
+    expect(ahead).toBeInstanceOf(Worker);
+    // Taken once: nothing waits any longer.
+    expect(takeStartedPairWorker(url)).toBeNull();
+    try {
+      const fresh = await replyOf(new Worker(url, { workerData: data }), false);
+      expect(fresh).toMatchObject({ failed: false });
+      expect(await replyOf(ahead!, true)).toEqual(fresh);
+    } finally {
+      await ahead?.terminate();
+    }
+  }, 60_000);
+
+  it("a two-thread read takes the worker started ahead, also one that failed, with the one-thread result", async () => {
+    for (const [k, pair] of pairs(3).entries()) {
+      const paths = await written(pair);
+      const one = await verifyFilesWithMode(paths, "canonical", null);
+      for (const url of [pathToFileURL(worker.entry), ...failing]) {
+        startPairWorkerAhead([paths.manifest, paths.export], { url, minBytes: 1 });
+        // A worker that fails as it starts may have ended by now, or may end once taken: the same result either way.
+        if (k === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+        const two = await verifyFilesWithMode(paths, "canonical", { url, block: 1 });
+        expect(two.result).toEqual(one.result);
+        expect(takeStartedPairWorker(url)).toBeNull();
+      }
+    }
+  }, 60_000);
+
+  it("starts no worker ahead for a pair below the two-thread size, or a second while one waits, and ends one nobody took", async () => {
+    const [pair] = pairs(3);
+    const paths = await written(pair!);
+    const url = pathToFileURL(worker.entry);
+    const bytes = pair!.manifest.byteLength + pair!.exported.byteLength;
+    startPairWorkerAhead([paths.manifest, paths.export], { url, minBytes: bytes + 1 });
+    expect(takeStartedPairWorker(url)).toBeNull();
+    // Exactly at the size: started, and a worker of another script is not what it is taken for.
+    startPairWorkerAhead([paths.manifest, paths.export], { url, minBytes: bytes });
+    startPairWorkerAhead([paths.manifest, paths.export], { url: failing[0]!, minBytes: 1 });
+    expect(takeStartedPairWorker(failing[0]!)).toBeNull();
+    await releaseStartedPairWorker();
+    expect(takeStartedPairWorker(url)).toBeNull();
+  }, 60_000);
 
   it("checks the pair on one thread, with the same result, when no temporary directory can be made", async () => {
     const [pair] = pairs(3);
