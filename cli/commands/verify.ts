@@ -1,11 +1,9 @@
-// `little-canary verify --manifest M [--export E] [--expect-manifest-sha256 HEX] [--json]`:
-// consistency of a published pair (and the manifest's hash against a pin). Exit 0 consistent,
-// 1 any problem, 3 unreadable files, files given the wrong way round, or usage. Notes (a run
-// whose canary was disabled by choice) follow the verdict and never change the exit code.
-// Problems name indices and codes, never text. With --index, the index of a sharded run and
-// every pair it lists instead, with the same exit codes.
-// Flags → `verify` (src/verbs/verify.ts) → print → VERIFY_EXIT (cli/exit-codes.ts). The library
-// is imported when the command runs: defining it (for the program) stays cheap.
+// `little-canary verify --manifest M [--export E] [--expect-manifest-sha256 HEX] [--json]`: consistency of a published
+// pair (and the manifest's hash against a pin). Exit 0 consistent, 1 any problem, 3 unreadable files, files given the
+// wrong way round, or usage. Notes (a run whose canary was disabled by choice) follow the verdict and never change the
+// exit code. Problems name indices and codes, never text. With --index, the index of a sharded run and every pair it
+// lists instead, with the same exit codes. Flags → `verify` (src/verbs/verify.ts) → print → VERIFY_EXIT
+// (cli/exit-codes.ts). The library is imported when the command runs: defining it (for the program) stays cheap.
 import { Command } from "commander";
 import { VERIFY_EXIT } from "../exit-codes.js";
 import { singleValue } from "../flags.js";
@@ -13,8 +11,7 @@ import { VERIFY_HELP } from "../help.js";
 import { writeOut, type CliIo } from "../io.js";
 import { createProgress } from "../progress.js";
 import type { RunState } from "../run-state.js";
-import { resolve } from "node:path";
-import { releaseStartedPairWorker, startPairWorkerAhead } from "../../src/verify/pair-worker-start.js";
+import { startPairWorkerAhead } from "../../src/verify/pair-worker-start.js";
 
 export interface VerifyFlags {
   manifest?: string;
@@ -44,20 +41,9 @@ export function define(io: CliIo, state: RunState): Command {
     });
 }
 
-/** Verifies one pair (or an index), prints the report and returns the exit code. */
+/** Verifies one pair (or an index), prints the report and returns the exit code; a large pair's second thread starts loading first. */
 export async function run(flags: VerifyFlags, io: CliIo): Promise<number> {
-  // A large pair's second thread starts loading now, beside this one's loading of the verifier.
-  if (flags.index === undefined && flags.manifest !== undefined) {
-    startPairWorkerAhead([flags.manifest, flags.export ?? null].map((path) => (path === null ? null : resolve(io.cwd, path))));
-  }
-  try {
-    return await verifyAndPrint(flags, io);
-  } finally {
-    await releaseStartedPairWorker();
-  }
-}
-
-async function verifyAndPrint(flags: VerifyFlags, io: CliIo): Promise<number> {
+  startPairWorkerAhead(flags.index === undefined ? [flags.manifest, flags.export] : [], { cwd: io.cwd });
   const [{ verify }, { UNVERIFIABLE_PROBLEM_CODES }, { verifyOutput, strictReadNotifier }, { printVerifyIndex }] = await Promise.all([
     import("../../src/verbs/verify.js"),
     import("../../src/verify/problems.js"),

@@ -6,6 +6,7 @@
 // nothing of the verifier, so starting the worker costs this thread nothing to load.
 import { existsSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
@@ -31,23 +32,26 @@ let started: { readonly url: string; readonly worker: Worker } | null = null;
 
 /** Options of startPairWorkerAhead (tests start a bundled script, with a threshold of their own). */
 export interface StartAheadOptions {
+  /** Relative paths are resolved against this directory (default: the process's). */
+  readonly cwd?: string;
   readonly url?: URL;
   readonly minBytes?: number;
 }
 
 /**
- * Starts the pair worker now when the files at `paths` (null: none) are a pair checked on two
- * threads; it loads the verifier and waits for its share. The process does not wait for a worker
- * nobody took; `releaseStartedPairWorker` ends it. Does nothing when one is waiting already.
+ * Starts the pair worker now when the files at `paths` (null or undefined: none) are a pair
+ * checked on two threads; it loads the verifier and waits for its share. The process does not
+ * wait for a worker nobody took; `releaseStartedPairWorker` ends it. Does nothing when one is
+ * waiting already.
  */
-export function startPairWorkerAhead(paths: ReadonlyArray<string | null>, options: StartAheadOptions = {}): void {
+export function startPairWorkerAhead(paths: ReadonlyArray<string | null | undefined>, options: StartAheadOptions = {}): void {
   const url = options.url ?? PAIR_WORKER_URL;
   if (started !== null) return;
   let bytes = 0;
   for (const path of paths) {
-    if (path === null) continue;
+    if (path == null) continue;
     try {
-      bytes += statSync(path).size;
+      bytes += statSync(resolve(options.cwd ?? process.cwd(), path)).size;
     } catch {
       // An unreadable file is reported by the verification itself.
     }
