@@ -206,7 +206,13 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
     case "zero":
       return walk(w, rest, prefix, boundary, anchored, depth + 1);
     case "any":
+      // Before anything is pinned, a character that is not pinned is passed over: a literal
+      // after it is still in every match, though not at its start (so it is loose).
+      if (prefix === "") return walk(w, rest, "", false, false, depth + 1);
+      return emit();
     case "stop":
+      // Not passed over: the parser does not always know how far it reaches (an octal escape
+      // without the u flag takes the digits after it), so what follows may not be a literal.
       return emit();
     case "char": {
       // Only ASCII literals extend a prefix; a non-ASCII one may fold to letters the text spells otherwise.
@@ -220,6 +226,8 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
       for (const alternative of node.alternatives) walk(w, { nodes: alternative, index: 0, next: rest }, prefix, boundary, anchored, depth + 1);
       return;
     case "repeat": {
+      // Nothing pinned yet and nothing the body could pin: any number of its characters is passed over at once.
+      if (prefix === "" && !pins(node.body)) return walk(w, rest, "", false, false, depth + 1);
       const again: Node = { t: "repeat", body: node.body, min: Math.max(0, node.min - 1), max: node.max - 1 };
       const once: Continuation = { nodes: node.body, index: 0, next: { nodes: [again], index: 0, next: rest } };
       if (node.min === 0) walk(w, rest, prefix, boundary, anchored, depth + 1);
@@ -227,6 +235,17 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
       return;
     }
   }
+}
+
+/**
+ * Whether the walk could pin something in a match of `nodes`, or cannot pass them over: a
+ * character, or a node it stops at, in a group or repeat too. Only characters that are not
+ * pinned (classes, `.`) and assertions are passed over.
+ */
+function pins(nodes: readonly Node[]): boolean {
+  return nodes.some((node) =>
+    node.t === "char" || node.t === "stop" ? true : node.t === "group" ? node.alternatives.some(pins) : node.t === "repeat" ? pins(node.body) : false,
+  );
 }
 
 /** Keeps only the shortest of overlapping keys: a text holding "ign" also holds what "igno" needs. */
@@ -287,6 +306,7 @@ export function expressionFingerprint(re: RegExp): string {
 export class RuleTriggers {
   #triggers: ReadonlyArray<RuleTrigger | null> | null = null;
   #wordKeys: ReadonlyArray<readonly number[]> = [];
+  #loose: ReadonlyArray<RegExp | null> = [];
 
   constructor(
     private readonly expressions: readonly RegExp[],
@@ -304,6 +324,9 @@ export class RuleTriggers {
       // Each word start as a number (base-38 digits, none 0, so lengths never collide): no substring per word of a text.
       const startKey = (start: string): number => [...start].reduce((key, _c, i) => key * 38 + digitAt(start, i), 0);
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
+      // Each expression's literals as one alternation: one scan of the text finds any of them (a
+      // search per literal cost about twice as much, most of it in setting each search up).
+      this.#loose = triggers.map((t) => (t === null || t.loose.length === 0 ? null : new RegExp(t.loose.map(escapeLiteral).join("|"))));
       this.#triggers = triggers;
     }
     return this.#triggers;
@@ -324,10 +347,14 @@ export class RuleTriggers {
       for (const key of this.#wordKeys[k] as readonly number[]) if (table[key] === stamp) return true;
       if (trigger.loose.length === 0) return false;
       lower ??= text.toLowerCase();
-      for (const literal of trigger.loose) if (lower.includes(literal)) return true;
-      return false;
+      return (this.#loose[k] as RegExp).test(lower);
     });
   }
+}
+
+/** `literal` as a regular expression matching exactly it. */
+function escapeLiteral(literal: string): string {
+  return literal.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
 }
 
 /** Marks, under a new stamp, the key of every start (one to WORD_KEY_LENGTH characters) of every word of `text`: its maximal runs of `[A-Za-z0-9_]`. */

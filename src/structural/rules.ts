@@ -302,9 +302,23 @@ function walkBrackets(text: string, open: string[]): number {
  * times; brackets left open in `before` (the lines above) may be closed.
  */
 function suffixBracketsMismatch(tail: string, before = ""): boolean {
+  // Only closers in the tail are counted: a tail with fewer than SUFFIX_MISMATCHES of them cannot
+  // reach the count, whatever the lines above left open (most prose has none; reading the lines
+  // above was most of this rule's cost on every text).
+  if (closerCount(tail, SUFFIX_MISMATCHES) < SUFFIX_MISMATCHES) return false;
   const open: string[] = [];
   walkBrackets(before, open);
   return walkBrackets(tail, open) >= SUFFIX_MISMATCHES;
+}
+
+/** How many closing brackets `text` holds, counted up to `enough`. */
+function closerCount(text: string, enough: number): number {
+  let count = 0;
+  for (let at = 0; at < text.length && count < enough; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x29 || code === 0x5d || code === 0x7d || code === 0x3e) count++;
+  }
+  return count;
 }
 
 /** An AI's refusal wording right after the opening quote. */

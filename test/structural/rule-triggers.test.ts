@@ -60,17 +60,36 @@ describe("the trigger of an expression", () => {
     expect(admits(re, "script")).toBe(false);
   });
 
-  it("a path that can begin with a class, any character or a non-ASCII literal leaves the rule without a trigger", () => {
-    expect(ruleTrigger(/(?:["']\s*)?\bplease/g)).toBeNull();
+  it("a class or any character before anything is pinned is passed over: what follows is a literal the text must contain", () => {
+    expect(ruleTrigger(/(?:["']\s*)?\bplease/g)).toEqual({ wordStarts: ["plea"], loose: [] });
+    expect(ruleTrigger(/.foo/g)).toEqual({ wordStarts: [], loose: ["foo"] });
+    expect(ruleTrigger(/(?:^|[;&|])[ \t]*(?:[$#>][ \t]*)?sudo\s/g)).toEqual({ wordStarts: [], loose: ["sudo"] });
+    expect(ruleTrigger(/^[ \t>*_#-]{0,8}[[(]?(?:system|developer)\b/gim)).toEqual({ wordStarts: [], loose: ["develo", "system"] });
+    for (const [re, text] of [
+      [/.foo/g, "xfoo"],
+      [/(?:^|[^\p{L}])IGNORE/giu, "1ignore"],
+      [/(?:^|[;&|])[ \t]*sudo\s/g, "a;  sudo x"],
+      [/[a-z]+\d+bar/gi, "abc12BAR"],
+    ] as const) {
+      expect(patternMatches(re, text)).toBe(true);
+      expect(admits(re, text)).toBe(true);
+    }
+    expect(admits(/.foo/g, "fo o")).toBe(false);
+  });
+
+  it("a path with no literal, or a non-ASCII literal first, leaves the rule without a trigger", () => {
     expect(ruleTrigger(/\b(?:ignore|忽略)/gu)).toBeNull();
-    expect(ruleTrigger(/.foo/g)).toBeNull();
     expect(ruleTrigger(/\bfoo|\d+/g)).toBeNull();
+    expect(ruleTrigger(/\bfoo|[a-z]+\s*/g)).toBeNull();
+    expect(ruleTrigger(/\bfoo|\s+и/giu)).toBeNull();
   });
 
   it("look-arounds and anchors do not consume; a back-reference ends the prefix", () => {
     expect(ruleTrigger(/(?<!\bnot\s)\b(?=i)ignore/gi)?.wordStarts).toEqual(["igno"]);
     expect(ruleTrigger(/\b(a)\1bc/g)?.wordStarts).toEqual(["a"]);
-    expect(ruleTrigger(/^\s*foo/gm)).toBeNull();
+    expect(ruleTrigger(/^\s*foo/gm)).toEqual({ wordStarts: [], loose: ["foo"] });
+    // A back-reference is not passed over, even before anything is pinned.
+    expect(ruleTrigger(/(a)?\1bc/g)).toBeNull();
     // A quantified look-ahead (legal without the u flag) can be skipped, so it anchors nothing.
     const lookahead = new RegExp(["(?=\\b)?", "ignore"].join(""), "g");
     expect(patternMatches(lookahead, "xignore")).toBe(true);
@@ -211,5 +230,39 @@ describe("every built-in rule's trigger admits every text the rule matches", () 
     const skipped = BUILTIN_RULES.filter((_rule, k) => admitted[k] !== true);
     expect(skipped.length).toBeGreaterThan(BUILTIN_RULES.length / 2);
     for (const rule of skipped) expect(patternMatches(rule.re, prose)).toBe(false);
+  });
+});
+
+describe("what a text admits is exactly what its words and literals give", () => {
+  /** The plain reading of a trigger: a word of the text begins with one of its starts, or the lower-cased text holds one of its literals. */
+  const admittedByReading = (trigger: { wordStarts: readonly string[]; loose: readonly string[] } | null, text: string): boolean => {
+    if (trigger === null || /[\u017f\u212a]/.test(text)) return true;
+    const words = (text.match(/[A-Za-z0-9_]+/g) ?? []).map((word) => word.toLowerCase());
+    const lower = text.toLowerCase();
+    return trigger.wordStarts.some((start) => words.some((word) => word.startsWith(start))) || trigger.loose.some((literal) => lower.includes(literal));
+  };
+
+  it("a literal with characters that are special in an expression is looked for as written", () => {
+    const triggers = new RuleTriggers([/<\|start|\[inst\]|psutil\.|\*\*\*|a\+b|x\\y/]);
+    expect([...(triggers.triggers[0]?.loose ?? [])].sort()).toEqual(["***", "<|star", "[inst]", "a+b", "psutil", "x\\y"]);
+    for (const text of ["say <|start", "an [INST] tag", "PSUTIL", "***", "a+b", "x\\y"]) expect(triggers.admitted(text)).toEqual([true]);
+    for (const text of ["<start", "[inst", "inst]", "psuti", "**", "aab", "ab", "xy", "x\\"]) expect(triggers.admitted(text)).toEqual([false]);
+  });
+
+  it("for every built-in rule, on random texts of its own words, literals and the characters around them", () => {
+    const pieces = [...new Set(BUILTIN.triggers.flatMap((t) => (t === null ? [] : [...t.wordStarts, ...t.loose])))];
+    const piece = fc.oneof(
+      fc.constantFrom(...pieces),
+      fc.constantFrom(...pieces).map((p) => p.toUpperCase()),
+      fc.constantFrom(" ", "_", "-", "x", "9", "\n", "<", "[", "|", "\\", ".", "é", "\u017f", "İ"),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (parts) => {
+        const text = parts.join("");
+        const admitted = BUILTIN.admitted(text);
+        BUILTIN.triggers.forEach((trigger, k) => expect(admitted[k], `rule ${k} on ${JSON.stringify(text)}`).toBe(admittedByReading(trigger, text)));
+      }),
+      { numRuns: 3000, seed: 28 },
+    );
   });
 });
