@@ -39,8 +39,8 @@ export interface IdDigestState {
   readonly failure: string | null;
   /** The distinct digests as kept (KEY_BYTES each, one after another), while they are all in memory. */
   readonly memory: Uint8Array | null;
-  /** The directory of its bucket files, once it spilled. */
-  readonly dir: string | null;
+  /** The directories of its bucket files (its own, once it spilled, and those it absorbed); empty while all are in memory. */
+  readonly dirs: readonly string[];
 }
 
 /** Options of an IdDigestTally (tests use a tiny `maxInMemory`). */
@@ -129,6 +129,11 @@ class DigestSet {
     return true;
   }
 
+  /** Whether the key at `at` in `bytes` is held. */
+  has(bytes: Uint8Array, at: number): boolean {
+    return this.#slotOf(keyHash(this.table, bytes, at), bytes, at) < 0;
+  }
+
   /** The empty slot the key would take, or -1 when it is held. */
   #slotOf(hash: number, bytes: Uint8Array, at: number): number {
     const slots = this.#slots;
@@ -212,6 +217,12 @@ export class IdDigestTally {
   readonly #parent: string;
   /** The key being added. */
   readonly #key = Buffer.alloc(KEY_BYTES);
+  /**
+   * Another tally's distinct digests, absorbed by counting rather than adding (see `absorb`): how
+   * many of them this one does not hold, and the digests themselves, added only if this tally is
+   * used again.
+   */
+  #counted: { readonly keys: Uint8Array; readonly fresh: number } | null = null;
 
   constructor(options: IdDigestOptions = {}) {
     this.#maxInMemory = options.maxInMemory ?? MAX_IN_MEMORY;
@@ -231,6 +242,7 @@ export class IdDigestTally {
   /** One record's id digest. */
   add(digest: string): void {
     if (this.#failure !== null) return;
+    this.#addCounted();
     this.#added++;
     writeKey(digest, this.#key);
     this.#guard(() => this.#keep(this.#key, 0));
@@ -279,20 +291,33 @@ export class IdDigestTally {
 
   /** What this tally holds, for another's `absorb` (its files stay until that one's `close`). */
   state(): IdDigestState {
+    this.#addCounted();
     this.#guard(() => {
       for (let bucket = 0; bucket < this.#fill.length; bucket++) this.#flush(bucket);
     });
-    return { added: this.#added, failure: this.#failure, memory: this.#memory === null ? null : this.#memory.keys(), dir: this.#dir };
+    const dirs = [this.#dir, ...this.#absorbedDirs].filter((dir): dir is string => dir !== null);
+    return { added: this.#added, failure: this.#failure, memory: this.#memory === null ? null : this.#memory.keys(), dirs };
   }
 
   /** Adds another tally's digests (built with the same key); its files are read and removed with this one's. */
   absorb(other: IdDigestState): void {
+    this.#addCounted();
     this.#added += other.added;
-    if (other.dir !== null) this.#absorbedDirs.push(other.dir);
+    this.#absorbedDirs.push(...other.dirs);
     this.#failure ??= other.failure;
     if (this.#failure !== null) return;
+    // Both in memory and within its limit together: the other's digests (distinct among
+    // themselves) are looked up here, not added. Adding them rebuilt the table at its largest,
+    // a random write per digest, as the last step of a two-thread verification.
+    const memory = this.#memory;
+    if (other.dirs.length === 0 && other.memory !== null && memory !== null && memory.size + other.memory.length / KEY_BYTES <= this.#maxInMemory) {
+      let fresh = 0;
+      for (let at = 0; at + KEY_BYTES <= other.memory.length; at += KEY_BYTES) if (!memory.has(other.memory, at)) fresh++;
+      this.#counted = { keys: other.memory, fresh };
+      return;
+    }
     this.#guard(() => {
-      if (other.dir !== null && this.#memory !== null) this.#spill();
+      if (other.dirs.length > 0 && this.#memory !== null) this.#spill();
       const keys = other.memory ?? new Uint8Array(0);
       // Room for them all at once (at most the in-memory limit's worth): one rebuild, not one per doubling.
       this.#memory?.reserve(Math.min(keys.length / KEY_BYTES, this.#maxInMemory));
@@ -303,7 +328,7 @@ export class IdDigestTally {
   /** Digests added that repeat an earlier one (added less distinct), or null when the tally failed (`failure`). */
   repeats(): number | null {
     if (this.#failure !== null) return null;
-    if (this.#memory !== null) return this.#added - this.#memory.size;
+    if (this.#memory !== null) return this.#added - this.#memory.size - (this.#counted?.fresh ?? 0);
     const distinct = this.#guard(() => this.#distinctOnDisk());
     return distinct === null ? null : this.#added - distinct;
   }
@@ -321,6 +346,16 @@ export class IdDigestTally {
       distinct += seen.size;
     }
     return distinct;
+  }
+
+  /** Adds the digests an absorb only counted, before this tally takes more or is absorbed itself. */
+  #addCounted(): void {
+    const counted = this.#counted;
+    if (counted === null) return;
+    this.#counted = null;
+    this.#guard(() => {
+      for (let at = 0; at + KEY_BYTES <= counted.keys.length; at += KEY_BYTES) this.#keep(counted.keys, at);
+    });
   }
 
   /** Removes the bucket files, this tally's and those it absorbed. */

@@ -142,6 +142,33 @@ describe("counts taken apart and absorbed", () => {
     );
   });
 
+  it("a tally that absorbed another's digests in memory counts repeats exactly, also when it takes more or is absorbed itself", () => {
+    const digests = fc.array(fc.constantFrom("a", "b", "c", "ключ", "0".repeat(64), "f".repeat(64), "1".repeat(64)), { maxLength: 10 });
+    fc.assert(
+      fc.property(digests, digests, digests, digests, fc.integer({ min: 0, max: 12 }), (first, second, later, third, maxInMemory) => {
+        const key = newBucketKey();
+        const tally = (added: readonly string[]) => {
+          const t = new IdDigestTally({ key, maxInMemory });
+          for (const d of added) t.add(d);
+          return t;
+        };
+        const [here, there, other] = [tally(first), tally(second), tally(third)];
+        here.absorb(there.state());
+        const all = [...first, ...second];
+        expect(here.repeats()).toBe(all.length - new Set(all).size);
+        // Taking more after the absorb, then being absorbed into a third tally.
+        for (const d of later) here.add(d);
+        const taken = [...all, ...later];
+        expect(here.repeats()).toBe(taken.length - new Set(taken).size);
+        other.absorb(here.state());
+        const everything = [...all, ...later, ...third];
+        expect(other.repeats()).toBe(everything.length - new Set(everything).size);
+        for (const t of [here, there, other]) t.close();
+      }),
+      { numRuns: 300, seed: 6 },
+    );
+  });
+
   it("counts exactly when the bucket files take many buffers' worth of digests", () => {
     // 400,000 digests over 256 buckets: about 1,560 each, three buffers' worth and more.
     const digest = (n: number) => sha256Hex(`id-${n}`);
@@ -164,7 +191,7 @@ describe("counts taken apart and absorbed", () => {
     // A digest and the id that is its hex text are different ids, kept apart by their tags.
     here.add(sha256Hex("a"));
     expect(here.repeats()).toBe(20_000 + 2);
-    expect(here.state().dir).toBeNull();
+    expect(here.state().dirs).toEqual([]);
     expect(readdirSync(parent)).toEqual([]);
     here.close();
   });
@@ -173,9 +200,9 @@ describe("counts taken apart and absorbed", () => {
     const parent = await tempDir();
     const here = new IdDigestTally({ parent, maxInMemory: 3 });
     for (const id of ["a", "b", "c", "a", "b", "c", "c"]) here.add(id);
-    expect(here.state().dir).toBeNull();
+    expect(here.state().dirs).toEqual([]);
     here.add("d");
-    expect(here.state().dir).not.toBeNull();
+    expect(here.state().dirs).toHaveLength(1);
     here.add("a");
     expect(here.repeats()).toBe(5);
     here.close();
@@ -214,9 +241,9 @@ describe("counts taken apart and absorbed", () => {
     const here = new IdDigestTally({ maxInMemory: 0, parent });
     const common = "ab".repeat(31);
     for (let n = 0; n < 256; n++) here.add(`${common}${n.toString(16).padStart(2, "0")}`);
-    const { dir } = here.state();
-    expect(dir).not.toBeNull();
-    expect(readdirSync(dir as string).length).toBeGreaterThan(100);
+    const { dirs } = here.state();
+    expect(dirs).toHaveLength(1);
+    expect(readdirSync(dirs[0] as string).length).toBeGreaterThan(100);
     expect(here.repeats()).toBe(0);
     here.close();
   });
