@@ -9,7 +9,6 @@
 // with a proxy sends it) is the service's own path when its authority is one of those Host
 // values, and is refused otherwise: the service answers only for itself and never forwards.
 import { errorReply, type Reply } from "./json-reply.js";
-import { parseUrl } from "../core/guards.js";
 
 /** The refusals: no verdict, no health report, nothing from the request echoed. */
 const CALLER_REPLIES = {
@@ -39,22 +38,6 @@ export type CallerDecision =
       readonly target: string;
     }
   | { readonly admitted: false; readonly reply: Reply };
-
-/**
- * Normalises one allow-list entry to its origin (`scheme://host[:port]`, lowercase, default port
- * dropped), or returns null when it is not an http(s) origin without user info, path, query or
- * fragment.
- */
-export function normalizeAllowedOrigin(raw: string): string | null {
-  if (typeof raw !== "string" || raw.length === 0 || raw.length > 2048 || /[\s\\]/u.test(raw)) return null;
-  const url = parseUrl(raw);
-  if (url === null) return null;
-  if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-  if (url.username !== "" || url.password !== "") return null;
-  if (url.search !== "" || url.hash !== "" || raw.includes("?") || raw.includes("#")) return null;
-  if (url.pathname !== "/" || /^[a-z]+:\/\/[^/]+\/./iu.test(raw)) return null;
-  return url.origin;
-}
 
 function hostsFor(port: number): Set<string> {
   const hosts = new Set(LOOPBACK_NAMES.map((name) => `${name}:${port}`));

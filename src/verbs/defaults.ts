@@ -7,5 +7,5 @@ export { parseTimeoutFlag, TIMEOUT_ENV } from "../canary/timeout.js";
 export { parseShardSpec, type ShardSpec } from "../documents/shard-spec.js";
 export { DEFAULT_EVAL_TIMEOUT_SECONDS } from "../eval/timeout-default.js";
 export { DEFAULT_MAX_CANARY_FAILURES } from "../pipeline/circuit-breaker.js";
-export { normalizeAllowedOrigin } from "../server/caller-origin.js";
+export { normalizeAllowedOrigin } from "../server/allowed-origin.js";
 export { DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_QUEUE, DEFAULT_PORT, DEFAULT_READ_TIMEOUT_MS } from "../server/limits.js";

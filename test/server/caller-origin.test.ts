@@ -3,7 +3,8 @@
 // Requests are written on raw sockets (node:net) so Host and Origin are exactly what is sent.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOllamaStandIn, type OllamaStandIn } from "../support/ollama-stand-in.js";
-import { normalizeAllowedOrigin, originFormTarget } from "../../src/server/caller-origin.js";
+import { normalizeAllowedOrigin } from "../../src/server/allowed-origin.js";
+import { originFormTarget } from "../../src/server/caller-origin.js";
 import { createServer } from "../../src/server/create-server.js";
 import { pipelineFor, rawRequest, startService, type RunningService } from "../support/server-harness.js";
 import { runLocal } from "../support/run-local.js";
