@@ -46,6 +46,11 @@ export function normalizePin(pin: string, pinName: string): string {
 export function pinOption(options: object, key: string, pinName: string): string | null {
   // `in`, not an own-key test: a pin on a prototype or behind a getter is a pin as a plain read sees it.
   if (!(key in options)) return null;
+  // Except one every object inherits: set on Object.prototype, it pins calls that passed no pin
+  // (prototype pollution), and verifying with a pin nobody gave would say `pinned` falsely.
+  if (Object.hasOwn(Object.prototype, key) && !hasOwnUpTo(options, key)) {
+    throw new UsageError(`${pinName} is set on Object.prototype, not by this call (prototype pollution?): refusing to verify with a pin nobody passed`);
+  }
   const value: unknown = (options as Record<string, unknown>)[key];
   if (value === undefined) {
     throw new UsageError(
@@ -53,6 +58,12 @@ export function pinOption(options: object, key: string, pinName: string): string
     );
   }
   return value === null ? null : normalizePin(value as string, pinName);
+}
+
+/** Whether `key` is an own property of `value` or of a prototype before Object.prototype. */
+function hasOwnUpTo(value: object, key: string): boolean {
+  for (let at: object | null = value; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) if (Object.hasOwn(at, key)) return true;
+  return false;
 }
 
 /** The options verifyFiles and verifyShardIndex share: where paths resolve, what the pin is called, the reading hooks. */

@@ -62,6 +62,24 @@ describe("the pin's name in verify messages", () => {
     expect(viaGetter.consistent).toBe(false);
   });
 
+  it("a pin set on Object.prototype (prototype pollution) is refused, not read as the caller's pin; one the call passes still wins", async () => {
+    const polluted = Object.prototype as Record<string, unknown>;
+    polluted.expectManifestSha256 = "0".repeat(64);
+    polluted.expectIndexSha256 = "0".repeat(64);
+    try {
+      await expect(verifyFiles({ manifest: "m.json", cwd: dir })).rejects.toThrow(/^expectManifestSha256 is set on Object\.prototype, not by this call/);
+      await expect(verifyShardIndex({ index: "m.json", cwd: dir })).rejects.toThrow(/^expectIndexSha256 is set on Object\.prototype/);
+      // Passed by the call (own, or on its own prototype), the pin is the call's.
+      const own = await verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSha256: null });
+      expect(own.pinned).toBe(false);
+      const inherited = Object.assign(Object.create({ expectManifestSha256: null }) as object, { manifest: "m.json", cwd: dir });
+      expect((await verifyFiles(inherited as never)).pinned).toBe(false);
+    } finally {
+      delete polluted.expectManifestSha256;
+      delete polluted.expectIndexSha256;
+    }
+  });
+
   it("a misspelt pin option is refused, never verified unpinned", async () => {
     const call = verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSHA256: "0".repeat(64) } as never);
     await expect(call).rejects.toThrow(new UsageError(`unknown verifyFiles option "expectManifestSHA256"; did you mean 'expectManifestSha256'?`));
