@@ -380,11 +380,14 @@ describe("two threads give the one-thread result", () => {
       // The genuine pair verifies; each tampered one does not.
       expect(one.result.consistent).toBe(name.startsWith("genuine"));
       for (const url of [pathToFileURL(worker.entry), ...failing, null]) {
-        for (const [block, maxIdsInMemory] of [
+        // A worker that fails as it starts claims no block, so this thread checks every record
+        // whatever the blocks: one setting (its digests on disk) is enough for those.
+        const settings = [
           [1, undefined],
           [2, 0],
           [256, 1],
-        ]) {
+        ].filter(([block]) => url === null || !failing.includes(url) || block === 2);
+        for (const [block, maxIdsInMemory] of settings) {
           // With 0 or 1 id digest held in memory, both shares' digests go to disk.
           const two = await verifyFilesWithMode(paths, "canonical", {
             url,
