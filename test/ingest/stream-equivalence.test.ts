@@ -60,6 +60,19 @@ const line = fc.oneof(
   fc.constant("   "),
 );
 
+/**
+ * One input of every kind the writers must agree on (admitted, held as flagged, malformed, over
+ * budget, a repeated id), run first by each property as an explicit example: the random draws add
+ * breadth, and the coverage checks below never depend on what they happened to draw.
+ */
+const EVERY_KIND = [
+  JSON.stringify({ text: "the quarterly budget report", id: "a" }),
+  JSON.stringify({ text: "report pwned", id: "a" }),
+  JSON.stringify({ text: "x", id: "b", extra: 1 }),
+  JSON.stringify({ text: "quarterly budget report ".repeat(12), id: "c" }),
+  JSON.stringify("Paris budget"),
+];
+
 const POLICY = { segment_chars: 60, segment_overlap: 10, max_segments: 3 };
 const clock = () => new Date("2026-12-01T00:00:00.000Z");
 
@@ -145,7 +158,7 @@ describe("the streamed writer and the reference writer agree byte for byte", () 
           }
         },
       ),
-      { numRuns: 30 },
+      { numRuns: 30, examples: [[[...EVERY_KIND], false, 1, true]] },
     );
     // The generator reached every kind of record the writers must agree on.
     for (const [kind, n] of Object.entries(seen)) expect(n, kind).toBeGreaterThan(0);
@@ -184,7 +197,7 @@ describe("a v2 run writes each entry once, as the reference writer does", () => 
         seen.overBudget += v2.counts.by_reason.over_budget;
         seen.duplicates += v2.counts.duplicate_ids;
       }),
-      { numRuns: 15 },
+      { numRuns: 15, examples: [[[...EVERY_KIND], false, 3]] },
     );
     for (const [kind, n] of Object.entries(seen)) expect(n, kind).toBeGreaterThan(0);
   }, 120_000);
