@@ -24,9 +24,22 @@ export function hasPlainPrototype(value: object): boolean {
  */
 export function unknownKey(value: object, known: readonly string[]): { readonly key: string; readonly suggestion: string | null } | null {
   const allowed = new Set(known);
-  const key = Object.keys(value).find((k) => !allowed.has(k));
+  const key = Object.keys(value).find((k) => !allowed.has(k)) ?? inheritedNearMiss(value, allowed, known);
   if (key === undefined) return null;
   return { key, suggestion: known.find((k) => resembles(k, key)) ?? null };
+}
+
+/**
+ * A name on the value's prototypes (below Object.prototype: a class's getter or method) that is
+ * not an option but resembles one: a misspelt option behind a getter (`get expectManifestSHA256()`)
+ * is as silent as an own one, while other methods and accessors of an options class are its own business.
+ */
+function inheritedNearMiss(value: object, allowed: ReadonlySet<string>, known: readonly string[]): string | undefined {
+  for (let at: object | null = Object.getPrototypeOf(value); at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
+    const name = Object.getOwnPropertyNames(at).find((k) => k !== "constructor" && !allowed.has(k) && known.some((option) => resembles(option, k)));
+    if (name !== undefined) return name;
+  }
+  return undefined;
 }
 
 /** Names alike but for case, one edit, or an ending of up to two letters (`onBlocked`, `onBlock`). */

@@ -80,6 +80,28 @@ describe("the pin's name in verify messages", () => {
     }
   });
 
+  it("a misspelt pin behind a getter or on a prototype is refused as an own one is; an options class's other members are not", async () => {
+    const misspelt = new UsageError(`unknown verifyFiles option "expectManifestSHA256"; did you mean 'expectManifestSha256'?`);
+    class Getter {
+      readonly manifest = "m.json";
+      readonly cwd = dir;
+      get expectManifestSHA256(): string {
+        return "0".repeat(64);
+      }
+    }
+    await expect(verifyFiles(new Getter() as never)).rejects.toThrow(misspelt);
+    const inherited = Object.assign(Object.create({ expectManifestSHA256: "0".repeat(64) }) as object, { manifest: "m.json", cwd: dir });
+    await expect(verifyFiles(inherited as never)).rejects.toThrow(misspelt);
+    class WithHelpers {
+      readonly manifest = "m.json";
+      readonly cwd = dir;
+      describe(): string {
+        return "an options object with a method of its own";
+      }
+    }
+    expect((await verifyFiles(new WithHelpers() as never)).pinned).toBe(false);
+  });
+
   it("a misspelt pin option is refused, never verified unpinned", async () => {
     const call = verifyFiles({ manifest: "m.json", cwd: dir, expectManifestSHA256: "0".repeat(64) } as never);
     await expect(call).rejects.toThrow(new UsageError(`unknown verifyFiles option "expectManifestSHA256"; did you mean 'expectManifestSha256'?`));
