@@ -8,6 +8,7 @@ import { OllamaChatBackend } from "./chat-backend.js";
 import type { HttpCallOutcome } from "./http-call.js";
 import { checkNumCtx } from "./options.js";
 import { isPlainObject } from "../core/guards.js";
+import { escapeRegExp } from "../core/regexp-source.js";
 import { failed, ollamaModelMissing, requestJson, type ChatFailure, type ChatTurn } from "./chat-exchange.js";
 import {
   UNVERIFIED_TEXT,
@@ -189,8 +190,7 @@ function contextLengthFromModelInfo(modelInfo: unknown, rawBody: string): number
 
 /** True when `"key": <number>` occurs once in the raw JSON, as a plain integer literal (a key written with escapes, or twice, cannot be confirmed). */
 function writtenAsInteger(rawBody: string, key: string): boolean {
-  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const pattern = new RegExp(`"${escaped}"\\s*:\\s*(-?[0-9][0-9.eE+-]*)`, "g");
+  const pattern = new RegExp(`"${escapeRegExp(key)}"\\s*:\\s*(-?[0-9][0-9.eE+-]*)`, "g");
   const literals = [...rawBody.matchAll(pattern)].slice(0, 2).map((m) => m[1]);
   return literals.length === 1 && /^[1-9][0-9]*$/.test(literals[0] ?? "");
 }

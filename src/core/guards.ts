@@ -35,11 +35,18 @@ export function unknownKey(value: object, known: readonly string[]): { readonly 
  * is as silent as an own one, while other methods and accessors of an options class are its own business.
  */
 function inheritedNearMiss(value: object, allowed: ReadonlySet<string>, known: readonly string[]): string | undefined {
-  for (let at: object | null = Object.getPrototypeOf(value); at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) {
+  for (const at of ownPrototypeChain(value).slice(1)) {
     const name = Object.getOwnPropertyNames(at).find((k) => k !== "constructor" && !allowed.has(k) && known.some((option) => resembles(option, k)));
     if (name !== undefined) return name;
   }
   return undefined;
+}
+
+/** `value` and its prototypes, nearest first, up to but not including Object.prototype: what a call's own options object is made of, as against what every object inherits. */
+export function ownPrototypeChain(value: object): object[] {
+  const chain: object[] = [];
+  for (let at: object | null = value; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) chain.push(at);
+  return chain;
 }
 
 /** Names alike but for case, one edit, or an ending of up to two letters (`onBlocked`, `onBlock`). */

@@ -17,6 +17,7 @@
 // the text's words are its maximal runs of `[A-Za-z0-9_]`, the characters `\b` sees.
 
 import { hash } from "node:crypto";
+import { escapeRegExp } from "../core/regexp-source.js";
 
 /** How many leading characters of a word, and of a loose literal, a trigger compares. */
 const WORD_KEY_LENGTH = 4;
@@ -326,7 +327,7 @@ export class RuleTriggers {
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
       // Each expression's literals as one alternation: one scan of the text finds any of them (a
       // search per literal cost about twice as much, most of it in setting each search up).
-      this.#loose = triggers.map((t) => (t === null || t.loose.length === 0 ? null : new RegExp(t.loose.map(escapeLiteral).join("|"))));
+      this.#loose = triggers.map((t) => (t === null || t.loose.length === 0 ? null : new RegExp(t.loose.map(escapeRegExp).join("|"))));
       this.#triggers = triggers;
     }
     return this.#triggers;
@@ -350,11 +351,6 @@ export class RuleTriggers {
       return (this.#loose[k] as RegExp).test(lower);
     });
   }
-}
-
-/** `literal` as a regular expression matching exactly it. */
-function escapeLiteral(literal: string): string {
-  return literal.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&");
 }
 
 /** Marks, under a new stamp, the key of every start (one to WORD_KEY_LENGTH characters) of every word of `text`: its maximal runs of `[A-Za-z0-9_]`. */

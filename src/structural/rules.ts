@@ -314,10 +314,7 @@ function suffixBracketsMismatch(tail: string, before = ""): boolean {
 /** How many closing brackets `text` holds, counted up to `enough`. */
 function closerCount(text: string, enough: number): number {
   let count = 0;
-  for (let at = 0; at < text.length && count < enough; at++) {
-    const code = text.charCodeAt(at);
-    if (code === 0x29 || code === 0x5d || code === 0x7d || code === 0x3e) count++;
-  }
+  for (let at = 0; at < text.length && count < enough; at++) if (CLOSER_OF[text[at] as string] !== undefined) count++;
   return count;
 }
 

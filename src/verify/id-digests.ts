@@ -29,8 +29,6 @@ const BUCKET_BUFFER_BYTES = 512 * 33;
 const KEY_BYTES = 33;
 /** Slots a DigestSet starts with; it doubles whenever it would be more than half full. */
 const FIRST_SLOTS = 1 << 12;
-/** Most slots `reserve` makes room for ahead of need (twice MAX_IN_MEMORY): past that the set grows as keys come. */
-const MAX_RESERVED_SLOTS = MAX_IN_MEMORY * 2;
 
 /** What a tally holds, to be absorbed by another (posted between threads). */
 export interface IdDigestState {
@@ -157,28 +155,12 @@ class DigestSet {
     return out;
   }
 
-  /**
-   * Makes room for `more` keys beyond those held without growing again: the slots double until
-   * they would be at most half full (called before adding many at once, so the table is rebuilt
-   * once rather than at every doubling on the way).
-   */
-  reserve(more: number): void {
-    let slots = this.#mask + 1;
-    while ((this.#size + more) * 2 > slots && slots < MAX_RESERVED_SLOTS) slots *= 2;
-    if (slots > this.#mask + 1) this.#resize(slots);
-  }
-
-  /** Doubles the slots. */
+  /** Doubles the slots, each key moved to the slot its kept hash gives. */
   #grow(): void {
-    this.#resize((this.#mask + 1) * 2);
-  }
-
-  /** Rebuilds the table with `count` slots (a power of two), each key moved to the slot its kept hash gives. */
-  #resize(count: number): void {
     const [oldSlots, oldHashes] = [this.#slots, this.#hashes];
-    const mask = count - 1;
-    const slots = new Uint8Array(count * KEY_BYTES);
-    const hashes = new Uint32Array(count);
+    const mask = this.#mask * 2 + 1;
+    const slots = new Uint8Array((mask + 1) * KEY_BYTES);
+    const hashes = new Uint32Array(mask + 1);
     for (let old = 0; old < oldHashes.length; old++) {
       const from = old * KEY_BYTES;
       if (oldSlots[from] === 0) continue;
@@ -319,8 +301,6 @@ export class IdDigestTally {
     this.#guard(() => {
       if (other.dirs.length > 0 && this.#memory !== null) this.#spill();
       const keys = other.memory ?? new Uint8Array(0);
-      // Room for them all at once (at most the in-memory limit's worth): one rebuild, not one per doubling.
-      this.#memory?.reserve(Math.min(keys.length / KEY_BYTES, this.#maxInMemory));
       for (let at = 0; at + KEY_BYTES <= keys.length; at += KEY_BYTES) this.#keep(keys, at);
     });
   }

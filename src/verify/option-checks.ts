@@ -3,6 +3,7 @@
 // naming the option, never a raw TypeError from deep inside, an unreadable-file problem, or an
 // option quietly read as false (or a pin quietly read as no pin).
 import { UsageError } from "../core/errors.js";
+import { ownPrototypeChain } from "../core/guards.js";
 
 /** `value` when it is a non-empty string, else UsageError naming the option `name`. */
 export function pathOption(name: string, value: unknown): string {
@@ -48,7 +49,7 @@ export function pinOption(options: object, key: string, pinName: string): string
   if (!(key in options)) return null;
   // Except one every object inherits: set on Object.prototype, it pins calls that passed no pin
   // (prototype pollution), and verifying with a pin nobody gave would say `pinned` falsely.
-  if (Object.hasOwn(Object.prototype, key) && !hasOwnUpTo(options, key)) {
+  if (Object.hasOwn(Object.prototype, key) && !ownPrototypeChain(options).some((at) => Object.hasOwn(at, key))) {
     throw new UsageError(`${pinName} is set on Object.prototype, not by this call (prototype pollution?): refusing to verify with a pin nobody passed`);
   }
   const value: unknown = (options as Record<string, unknown>)[key];
@@ -58,12 +59,6 @@ export function pinOption(options: object, key: string, pinName: string): string
     );
   }
   return value === null ? null : normalizePin(value as string, pinName);
-}
-
-/** Whether `key` is an own property of `value` or of a prototype before Object.prototype. */
-function hasOwnUpTo(value: object, key: string): boolean {
-  for (let at: object | null = value; at !== null && at !== Object.prototype; at = Object.getPrototypeOf(at)) if (Object.hasOwn(at, key)) return true;
-  return false;
 }
 
 /** The options verifyFiles and verifyShardIndex share: where paths resolve, what the pin is called, the reading hooks. */
