@@ -17,7 +17,15 @@ import { isUtf8 } from "node:buffer";
 import { assertCanonicalValue, canonicalObjectFrame } from "./canonical.js";
 import { CanonicalSplitter, NotCanonicalLayout, type SplitPieceKind } from "./canonical-split.js";
 import { canonicalValue, NOT_CANONICAL, stringLeavingRead } from "./canonical-value.js";
-import { StrictStreamError, MAX_NESTING_DEPTH, StrictJsonParser, type GrammarOptions, type Shape, type StrictStreamEvent } from "./parse-line.js";
+import {
+  StrictStreamError,
+  MAX_NESTING_DEPTH,
+  StrictJsonParser,
+  type GrammarOptions,
+  type Shape,
+  type StreamBudget,
+  type StrictStreamEvent,
+} from "./parse-line.js";
 import { isPlainObject } from "./guards.js";
 import { readFileChunks, type FileReadOptions, type StrictFileEnd } from "./strict-json-stream.js";
 
@@ -44,6 +52,51 @@ const DEFAULT_CHUNK_BYTES = 1 << 18;
 export interface ElementShare {
   owns(bytes: Buffer, position: number): boolean;
   accepts(value: unknown, bytes: Buffer): boolean;
+  /**
+   * Hears of the array's start and end and of the file's end (without its value), in order with
+   * `owns`: a share that hands the others' elements to another thread (verify/share-feed.ts)
+   * hands these on too.
+   */
+  frame?(event: FrameEvent): void;
+  /** A chunk read was split: what `owns` was shown of it may be handed on now. */
+  split?(): void;
+}
+
+/** What ElementShare.frame hears: the array's start and end, and the file's end without its value. */
+export type FrameEvent = Extract<StrictStreamEvent, { type: "array_start" | "array_end" }> | StrictFileEnd;
+
+/** The options of readCanonicalJsonFile that say how one element is read. */
+export type CanonicalElementOptions = GrammarOptions & { readonly share?: ElementShare; readonly leaveString?: string };
+
+/** The streamed array's key, its elements' shape, the depth read fast and each element's budget. */
+function streamedArray(options: GrammarOptions): { key: string; elementShape: Shape; maxDepth: number; element: StreamBudget } {
+  const streamed = [...(options.stream ?? new Map())];
+  if (streamed.length !== 1) throw new NotCanonicalLayout("one streamed array is read fast");
+  const [key, elementShape] = streamed[0] as [string, Shape];
+  const maxDepth = Math.min(options.maxDepth ?? MAX_NESTING_DEPTH, MAX_FAST_DEPTH);
+  const element = options.element ?? { maxValues: Number.POSITIVE_INFINITY, maxChars: Number.POSITIVE_INFINITY };
+  return { key, elementShape, maxDepth, element };
+}
+
+/**
+ * How readCanonicalJsonFile reads one element split out of the file: the element event for its
+ * position and bytes (which the event keeps), or NotCanonicalLayout. Exported for a thread that
+ * is handed elements another one split (verify/share-feed.ts): it reads them exactly so.
+ */
+export function canonicalElementReader(options: CanonicalElementOptions): (index: number, bytes: Buffer) => StrictStreamEvent {
+  const { key, elementShape, maxDepth, element } = streamedArray(options);
+  // The element sits two levels below the root (the root object, then the array).
+  const limits = { maxValues: element.maxValues, maxDepth: maxDepth - 2 };
+  const leave = options.leaveString === undefined ? null : stringLeavingRead(options.leaveString);
+  const share = options.share;
+  return (index, bytes) => {
+    const read = leave === null ? { value: canonicalValue(bytes, elementShape, limits), left: null } : leave(bytes, elementShape, limits);
+    if (read === NOT_CANONICAL || read.value === NOT_CANONICAL || (share !== undefined && !share.accepts(read.value, bytes))) {
+      throw new NotCanonicalLayout("an element is not canonical");
+    }
+    const event = { type: "element", key, index, value: read.value, bytes } as const;
+    return read.left === null ? event : { ...event, left: read.left };
+  };
 }
 
 /**
@@ -76,13 +129,10 @@ interface SplitElement {
  */
 export async function* readCanonicalJsonFile(
   path: string,
-  options: GrammarOptions & FileReadOptions & { readonly share?: ElementShare; readonly leaveString?: string; readonly deferElements?: boolean },
+  options: CanonicalElementOptions & FileReadOptions & { readonly deferElements?: boolean },
 ): AsyncGenerator<StrictStreamEvent | DeferredElement | StrictFileEnd, void, void> {
-  const streamed = [...(options.stream ?? new Map())];
-  if (streamed.length !== 1) throw new NotCanonicalLayout("one streamed array is read fast");
-  const [key, elementShape] = streamed[0] as [string, Shape];
-  const maxDepth = Math.min(options.maxDepth ?? MAX_NESTING_DEPTH, MAX_FAST_DEPTH);
-  const element = options.element ?? { maxValues: Number.POSITIVE_INFINITY, maxChars: Number.POSITIVE_INFINITY };
+  const { key, maxDepth, element } = streamedArray(options);
+  const parseElement = canonicalElementReader(options);
   const splitter = new CanonicalSplitter({
     key,
     maxFrameBytes: MAX_FRAME_BYTES,
@@ -93,8 +143,6 @@ export async function* readCanonicalJsonFile(
   // The frame through the strict grammar: the array's events, then the rest, which must be canonical.
   const frame = new StrictJsonParser(options);
   let head = "";
-  // The element sits two levels below the root (the root object, then the array).
-  const limits = { maxValues: element.maxValues, maxDepth: maxDepth - 2 };
   const hash = createHash("sha256");
   const share = options.share;
   let bytes = 0;
@@ -104,15 +152,7 @@ export async function* readCanonicalJsonFile(
   // once, a chunk's hundred records would all be alive at each young-generation collection,
   // which then took about twice as long (the collector's cost is what is alive, not what died).
   let pending: Array<StrictStreamEvent | SplitElement> = [];
-  const leave = options.leaveString === undefined ? null : stringLeavingRead(options.leaveString);
-  const parsed = (split: SplitElement): StrictStreamEvent => {
-    const read = leave === null ? { value: canonicalValue(split.bytes, elementShape, limits), left: null } : leave(split.bytes, elementShape, limits);
-    if (read === NOT_CANONICAL || read.value === NOT_CANONICAL || (share !== undefined && !share.accepts(read.value, split.bytes))) {
-      throw new NotCanonicalLayout("an element is not canonical");
-    }
-    const event = { type: "element", key, index: split.index, value: read.value, bytes: split.bytes } as const;
-    return read.left === null ? event : { ...event, left: read.left };
-  };
+  const parsed = (split: SplitElement): StrictStreamEvent => parseElement(split.index, split.bytes);
   const outgoing = (split: SplitElement): StrictStreamEvent | DeferredElement =>
     options.deferElements === true ? { type: "deferred", index: split.index, bytes: split.bytes, parse: () => parsed(split) } : parsed(split);
   const sink = (kind: SplitPieceKind, piece: Buffer): void => {
@@ -133,6 +173,7 @@ export async function* readCanonicalJsonFile(
     }
     if (kind === "head") {
       head = piece.toString("utf8");
+      share?.frame?.(events[0] as FrameEvent);
       pending.push(...events);
       return;
     }
@@ -146,7 +187,9 @@ export async function* readCanonicalJsonFile(
     }
     const { prefix, suffix } = canonicalObjectFrame(rest, key);
     if (prefix !== head || suffix !== piece.toString("utf8")) throw new NotCanonicalLayout("the frame is not canonical");
-    pending.push({ type: "array_end", key, count });
+    const end = { type: "array_end", key, count } as const;
+    share?.frame?.(end);
+    pending.push(end);
   };
   try {
     for await (const chunk of readFileChunks(path, options.chunkBytes ?? DEFAULT_CHUNK_BYTES)) {
@@ -154,6 +197,7 @@ export async function* readCanonicalJsonFile(
       options.onChunk?.(chunk.byteLength);
       bytes += chunk.byteLength;
       splitter.feed(chunk, sink);
+      share?.split?.();
       const events = pending;
       pending = [];
       for (const event of events) yield event.type === "split" ? outgoing(event) : event;
@@ -166,5 +210,7 @@ export async function* readCanonicalJsonFile(
     throw new NotCanonicalLayout("the file could not be read fast");
   }
   // splitter.end handed the tail over, so the frame was checked whole.
-  yield { type: "end", value: frame.value, streamed: [key], loneSurrogate: false, bytes, sha256: hash.digest("hex") };
+  const end = { type: "end", value: frame.value, streamed: [key], loneSurrogate: false, bytes, sha256: hash.digest("hex") } as const;
+  share?.frame?.({ ...end, value: null });
+  yield end;
 }

@@ -1,6 +1,7 @@
-// How a pair read fast is checked on two threads: each thread reads both files whole (splitting,
-// hashing and checking the frame are cheap) but parses and checks only its share of the records,
-// blocks of record indices, so the costly part is split across cores. A manifest record belongs
+// How a pair read fast is checked on two threads: one thread reads both files whole (splitting,
+// hashing and checking the frame are cheap) and hands a share of the records, blocks of record
+// indices, to a worker (share-feed.ts); each thread parses and checks only its own share, so the
+// costly part is split across cores. A manifest record belongs
 // to the share of its position; an export record to the share of the index it names, read from
 // its first bytes without parsing (a canonical export record begins `{"id":…,"index":N,`), so the
 // manifest record it is checked against is read by the same thread. The share that owns an export
@@ -8,13 +9,16 @@
 // not begin so, indices that do not strictly increase) is not the layout ingest writes: the pair
 // is then read by the exact path, which says what is wrong.
 //
-// Who checks a block is decided as the threads come to it: the first to ask claims it (one atomic
-// compare-and-swap in memory both threads share), and the other skips it, which costs it only the
-// split. A thread that fell behind (the worker starts later, and the machine may favour either)
-// thus skips ahead to the next unclaimed block, and both finish near the same time. Without a
-// shared claim list (the second share checked after the first, on one thread) blocks alternate.
+// Who checks a block is decided by the thread that reads the files, as it meets the block in
+// either file: the worker takes it while little of what it was handed waits unread
+// (share-feed.ts), else the reading thread keeps it. The decision is written to a claim list, so
+// that when the worker fails, the reading thread checks the worker's blocks itself afterwards,
+// reading the files again (the second share then claims, by an atomic compare-and-swap, any block
+// nobody decided). Without a claim list (the second share checked after the first, on one
+// thread) blocks alternate.
 import { NotCanonicalLayout, type ElementShare } from "../core/canonical-json-file.js";
 import { isObj, own } from "./_values.js";
+import type { FedDocument, ShareFeed } from "./share-feed.js";
 
 /** One thread's part of a pair: `part` of `parts`, records dealt out `block` indices at a time. */
 export interface PairShare {
@@ -26,6 +30,11 @@ export interface PairShare {
    * end, or every block without one, goes to its turn (`block % parts`).
    */
   readonly claims?: Int8Array | null;
+  /**
+   * The reading thread's hand to the worker (share-feed.ts): it decides each block met first and
+   * hands on the worker's elements and the frames. Absent on the worker and on one thread.
+   */
+  readonly feed?: ShareFeed | null;
 }
 
 /** Records dealt out at a time: large enough that each thread reads long runs, small for balance. */
@@ -47,26 +56,47 @@ function owner(index: number, share: PairShare): number {
   const block = Math.floor(index / share.block);
   const claims = share.claims;
   if (claims == null || block >= claims.length) return block % share.parts;
-  const before = Atomics.compareExchange(claims, block, 0, share.part + 1);
-  return before === 0 ? share.part : before - 1;
+  const feed = share.feed;
+  if (feed == null) {
+    const before = Atomics.compareExchange(claims, block, 0, share.part + 1);
+    return before === 0 ? share.part : before - 1;
+  }
+  const decided = Atomics.load(claims, block);
+  if (decided !== 0) return decided - 1;
+  const who = feed.takesBlock() ? feed.part : share.part;
+  Atomics.store(claims, block, who + 1);
+  return who;
+}
+
+/** Whether `share` checks the element at `index`; one it hands to the worker is handed on. */
+function ownsElement(share: PairShare, doc: FedDocument, index: number, bytes: Buffer, position: number): boolean {
+  if (owner(index, share) === share.part) return true;
+  share.feed?.element(doc, position, bytes);
+  return false;
+}
+
+/** The frame and chunk hooks of an ElementShare handing on to `feed`. */
+function feeding(feed: ShareFeed | null | undefined, doc: FedDocument): Pick<ElementShare, "frame" | "split"> {
+  return feed == null ? {} : { frame: (event) => feed.frame(doc, event), split: () => feed.flush(doc) };
 }
 
 /** The manifest's elements this share checks: those whose position falls in its blocks. */
 export function manifestShare(share: PairShare): ElementShare {
-  return { owns: (_bytes, position) => owner(position, share) === share.part, accepts: () => true };
+  return { owns: (bytes, position) => ownsElement(share, "manifest", position, bytes, position), accepts: () => true, ...feeding(share.feed, "manifest") };
 }
 
 /** The export's elements this share checks: those whose index falls in its blocks (see the header). */
 export function exportShare(share: PairShare): ElementShare {
   let last = -1;
   return {
-    owns(bytes) {
+    owns(bytes, position) {
       const index = exportIndexHint(bytes);
       if (index === null || index <= last) throw new NotCanonicalLayout("export records do not name increasing indices first");
       last = index;
-      return owner(index, share) === share.part;
+      return ownsElement(share, "export", index, bytes, position);
     },
     accepts: (value, bytes) => isObj(value) && own(value, "index") === exportIndexHint(bytes),
+    ...feeding(share.feed, "export"),
   };
 }
 

@@ -12,10 +12,11 @@ import { Worker } from "node:worker_threads";
 
 /**
  * Pairs of at least this many bytes are checked on two threads. Below it a second thread does not
- * pay: it starts, loads and compiles the checks anew (about 0.3 s of CPU) and reads every byte
- * too, and on two cores both threads' collectors and compilers compete with them. Measured on the
- * 2-core machine (docs/scale.md, "Verify speed: two threads"): at 9 MB slower than one thread, at 60 MB
- * about 10 % faster for a third more CPU, at 300 MB about 40 % faster for 5 % more.
+ * pay: it starts, loads and compiles the checks anew (about 0.3 s of CPU), the main thread copies
+ * its records to it, and on two cores both threads' collectors and compilers compete with them.
+ * Measured on the 2-core machine when the worker still read both files itself (docs/scale.md,
+ * "Verify speed: two threads"): at 9 MB slower than one thread, at 60 MB about 10 % faster for a
+ * third more CPU, at 300 MB about 40 % faster for 5 % more.
  */
 const TWO_THREADS_MIN_BYTES = 128 << 20;
 

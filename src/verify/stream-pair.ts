@@ -1,8 +1,9 @@
 // Walks the manifest and the export file in lockstep: each up to its records, then each export
 // record together with the manifest records up to its index, then the rest of both. Only the
 // record being checked on each side is held; verify-stream.ts assembles the problems. A large
-// pair read canonically is walked twice at once, on this thread and a worker (pair-worker.ts),
-// each checking its share of the records (pair-share.ts), and the worker's findings are merged.
+// pair read canonically is walked on this thread, which hands a share of the records to a worker
+// (pair-worker.ts, share-feed.ts) walking them in the same lockstep, each checking its share
+// (pair-share.ts), and the worker's findings are merged.
 import { MAX_DOCUMENT_VALUES, EXPORT_SHAPE, fileReasonWords, refusalReason, type DocumentLabel } from "../core/read-document.js";
 import { ANY_SHAPE, StrictStreamError, type Shape, type StreamBudget, type StrictStreamEvent } from "../core/parse-line.js";
 import { mkdtemp, rm, stat } from "node:fs/promises";
@@ -10,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { PAIR_WORKER_LIMITS, takeStartedPairWorker } from "./pair-worker-start.js";
-import { NotCanonicalLayout, readCanonicalJsonFile, type DeferredElement, type ElementShare } from "../core/canonical-json-file.js";
+import { canonicalElementReader, NotCanonicalLayout, readCanonicalJsonFile, type DeferredElement, type ElementShare } from "../core/canonical-json-file.js";
+import { FEED_LIMITS, type FedDocuments, ShareFeed, type FeedLimits, type FeedMessage, type FeedTaken } from "./share-feed.js";
 import type { StringLeftAsBytes } from "../core/parse-line.js";
 import { readStrictJsonFile, StrictFileError, type StrictFileEnd } from "../core/strict-json-stream.js";
 import { MAX_ITEM_BYTES_CEILING, MAX_TEXT_JSON_BYTES } from "../documents/reader-limits.js";
@@ -115,6 +117,7 @@ class Walk {
     reader: PairReader,
     share: ElementShare | undefined,
     onChunk: ((bytes: number) => void) | undefined,
+    fed: FedDocuments | undefined,
   ) {
     const options = {
       shape,
@@ -128,7 +131,9 @@ class Walk {
     // An export record's text (most of its bytes) is left as bytes: verify hashes and measures it there.
     // Each record comes unparsed: walkPair reads a clean pair from its bytes (clean-pair.ts) and parses the rest.
     const fast = { ...options, deferElements: true, ...(share === undefined ? {} : { share }), ...(label === "export" ? { leaveString: "text" } : {}) };
-    this.events = reader === "canonical" ? readCanonicalJsonFile(path, fast) : readStrictJsonFile(path, options);
+    // Handed its elements by the thread that read the file, a worker reads them as that reader would.
+    if (fed !== undefined) this.events = fed.events(label, canonicalElementReader(fast));
+    else this.events = reader === "canonical" ? readCanonicalJsonFile(path, fast) : readStrictJsonFile(path, options);
   }
 
   private async pull(): Promise<StrictStreamEvent | DeferredElement | StrictFileEnd | null> {
@@ -223,9 +228,10 @@ interface PairWalk {
 
 /**
  * Walks the manifest (and export, when given) and checks their records, or only `share`'s part
- * of them (pair-share.ts; canonical reading only). "reread" when the pair needs the whole
- * documents, "exact" when the canonical `reader` met bytes it does not read. Never throws for
- * any file content; an unreadable file is a read failure of its walk.
+ * of them (pair-share.ts; canonical reading only), read from the files or, on the worker, from
+ * what the reading thread handed on (`fed`). "reread" when the pair needs the whole documents,
+ * "exact" when the canonical `reader` met bytes it does not read. Never throws for any file
+ * content; an unreadable file is a read failure of its walk.
  */
 async function walkPair(
   manifestPath: string,
@@ -235,10 +241,13 @@ async function walkPair(
   share?: PairShare,
   ids?: IdDigestOptions,
   onChunk?: (bytes: number) => void,
+  fed?: FedDocuments,
 ): Promise<PairWalk | "reread" | "exact"> {
-  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader, share && manifestShare(share), onChunk);
+  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader, share && manifestShare(share), onChunk, fed);
   const e =
-    exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader, share && exportShare(share), onChunk);
+    exportPath === null
+      ? null
+      : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader, share && exportShare(share), onChunk, fed);
   // Read canonically, the manifest's bytes are its canonical form: their SHA-256 is its canonical one.
   const manifest = new StreamedManifest(false, reader === "canonical", ids);
   const exported = new StreamedExport();
@@ -363,8 +372,9 @@ export type ShareOutcome =
     };
 
 /**
- * Walks a pair canonically, checking only `share`'s records (pair-share.ts). The id digests'
- * files (`ids`) are left for the thread that absorbs the outcome.
+ * Walks a pair canonically, checking only `share`'s records (pair-share.ts): read from the files,
+ * or from what the reading thread hands on (`fed`, on the worker). The id digests' files (`ids`)
+ * are left for the thread that absorbs the outcome.
  */
 export async function walkShare(
   manifestPath: string,
@@ -372,8 +382,9 @@ export async function walkShare(
   chunkBytes: number | undefined,
   share: PairShare,
   ids: IdDigestOptions,
+  fed?: FedDocuments,
 ): Promise<ShareOutcome> {
-  const walk = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share, ids);
+  const walk = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share, ids, undefined, fed);
   if (typeof walk === "string") return walk;
   return {
     manifestSha256: walk.m.end?.sha256 ?? null,
@@ -386,12 +397,16 @@ export async function walkShare(
 
 /**
  * Where the other share is checked: on a worker thread (`url`, pair-worker.ts) or, with null,
- * here after this one. `maxIdsInMemory` (tests): id digests held before they go to disk.
+ * here after this one. For tests: `maxIdsInMemory`, id digests held before they go to disk;
+ * `feedLimits`, how far the worker is handed ahead (share-feed.ts); `onSecondShare`, told where
+ * the second share was checked in the end ("here" also when the worker failed or was stopped).
  */
 export interface OtherShare {
   readonly url: URL | null;
   readonly block: number;
   readonly maxIdsInMemory?: number;
+  readonly feedLimits?: FeedLimits;
+  readonly onSecondShare?: (where: "worker" | "here") => void;
 }
 
 /** The files streamPair reads, and who hears of the bytes read. */
@@ -403,31 +418,37 @@ interface PairFiles {
 }
 
 /**
- * streamPair's canonical reading on two threads (pair-share.ts, `other`): this one checks share 0 while
- * a worker checks share 1, and the worker's findings are absorbed before the problems are
- * assembled, in the order one thread gives. A worker that fails or exits is replaced by checking
- * its share here; two shares that read different bytes give "exact" (the pair is read again).
+ * streamPair's canonical reading on two threads (pair-share.ts, `other`): this one reads the files
+ * and checks share 0 while a worker checks share 1, handed to it as it is read (share-feed.ts),
+ * and the worker's findings are absorbed before the problems are assembled, in the order one
+ * thread gives. A worker that fails, exits or is stopped is replaced by checking its share here
+ * from the files; two shares that read different bytes give "exact" (the pair is read again).
  */
 async function streamInShares(files: PairFiles, other: OtherShare): Promise<PairReading | "reread" | "exact"> {
   const { manifestPath, exportPath, chunkBytes, onChunk } = files;
   // With a worker, blocks go to whichever thread comes to them first; checked one after the other
   // here, they alternate (the first share would claim every block).
   const claims = other.url === null ? null : newClaims(await fileBytes(manifestPath), other.block);
-  const share = (part: number): PairShare => ({ part, parts: 2, block: other.block, claims });
+  const share = (part: number, feed?: ShareFeed | null): PairShare => ({ part, parts: 2, block: other.block, claims, ...(feed == null ? {} : { feed }) });
   // Both shares' id digest files under one directory, removed whatever happens to the worker.
   // Without one (a temporary directory that cannot be written), one thread checks every record.
   const parent = await mkdtemp(join(tmpdir(), "lc-verify-")).catch(() => null);
   if (parent === null) return streamPair(manifestPath, exportPath, chunkBytes, "canonical", onChunk);
   const ids: IdDigestOptions = { key: newBucketKey(), parent, ...(other.maxIdsInMemory === undefined ? {} : { maxInMemory: other.maxIdsInMemory }) };
-  const worker = other.url === null ? null : shareOnWorker(other.url, { manifestPath, exportPath, chunkBytes, share: share(1), ids });
+  const worker =
+    other.url === null ? null : shareOnWorker(other.url, { manifestPath, exportPath, chunkBytes, share: share(1), ids }, other.feedLimits ?? FEED_LIMITS);
   let mine: PairWalk | "reread" | "exact" = "exact";
   try {
     // This thread reads every byte, so its reads are the pair's progress.
-    mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0), ids, onChunk);
+    mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0, worker?.feed), ids, onChunk);
     if (typeof mine === "string") return mine;
-    const theirs = (await worker?.outcome) ?? (await walkShare(manifestPath, exportPath, chunkBytes, share(1), ids));
-    if (typeof theirs === "string") return theirs;
     const failed = mine.m.failure !== null || (mine.e?.failure ?? null) !== null;
+    // A file not read to its end was not handed on whole: its failure is the whole reading.
+    if (failed) return readingOf(mine);
+    const fromWorker = (await worker?.outcome) ?? null;
+    other.onSecondShare?.(fromWorker === null ? "here" : "worker");
+    const theirs = fromWorker ?? (await walkShare(manifestPath, exportPath, chunkBytes, share(1), ids));
+    if (typeof theirs === "string") return theirs;
     if (theirs.failed !== failed || theirs.manifestSha256 !== (mine.m.end?.sha256 ?? null) || theirs.exportSha256 !== (mine.e?.end?.sha256 ?? null))
       return "exact";
     mine.manifest.absorb(theirs.manifest);
@@ -454,23 +475,43 @@ export interface PairWorkerData {
   readonly ids: IdDigestOptions;
 }
 
+/** What the worker posts: each batch's buffer once read, then once what its share found (null: its walk threw). */
+export type PairWorkerReply = FeedTaken | { readonly kind: "outcome"; readonly outcome: ShareOutcome | null };
+
+/** What this thread posts to the worker: its start data (first, to one started ahead), then its share. */
+export type PairWorkerMessage = PairWorkerData | FeedMessage;
+
 /**
- * A worker checking one share; `outcome` is null when it failed or exited without answering. The
- * worker started ahead for the script at `url` (pair-worker-start.ts) is used when one waits.
+ * A worker checking one share, handed it through `feed` (share-feed.ts); `outcome` is null when it
+ * failed, exited or was stopped without answering. The worker started ahead for the script at
+ * `url` (pair-worker-start.ts) is used when one waits.
  */
-function shareOnWorker(url: URL, data: PairWorkerData): { outcome: Promise<ShareOutcome | null>; stop: () => void } {
+function shareOnWorker(
+  url: URL,
+  data: PairWorkerData,
+  limits: FeedLimits,
+): { outcome: Promise<ShareOutcome | null>; feed: ShareFeed | null; stop: () => void } {
   let worker: Worker;
   const ahead = takeStartedPairWorker(url);
   try {
     worker = ahead ?? new Worker(url, { workerData: data, resourceLimits: PAIR_WORKER_LIMITS });
   } catch {
-    return { outcome: Promise.resolve(null), stop: () => {} };
+    return { outcome: Promise.resolve(null), feed: null, stop: () => {} };
   }
+  const stop = (): void => void worker.terminate();
+  const feed = new ShareFeed(worker, data.share.part, limits, stop);
   const outcome = new Promise<ShareOutcome | null>((resolve) => {
-    worker.once("message", (reply: ShareOutcome | null) => resolve(reply));
-    worker.once("error", () => resolve(null));
-    worker.once("exit", () => resolve(null));
+    const ended = (): void => {
+      feed.stop();
+      resolve(null);
+    };
+    worker.on("message", (reply: PairWorkerReply) => {
+      if (reply.kind === "taken") feed.taken(reply.buffer);
+      else resolve(reply.outcome);
+    });
+    worker.once("error", ended);
+    worker.once("exit", ended);
   });
   ahead?.postMessage(data);
-  return { outcome, stop: () => void worker.terminate() };
+  return { outcome, feed, stop };
 }

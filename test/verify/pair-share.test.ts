@@ -1,13 +1,13 @@
 // Verify's two-thread read (src/verify/pair-share.ts, stream-pair.ts): the index an export
 // record names is read from its first bytes exactly or not at all; counts taken apart and absorbed
 // equal the counts of the whole; and the real worker thread (bundled from its source, since a
-// thread cannot load TypeScript), workers that fail as they start, and the share checked here
-// all give the one-thread result, problem for problem.
+// thread cannot load TypeScript) handed its share, one handed nothing, one stopped for being handed
+// too much, workers that fail as they start, and the share checked here all give the one-thread
+// result, problem for problem.
 import { readdirSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalJsonUnchecked } from "../../src/core/canonical.js";
@@ -21,7 +21,7 @@ import { releaseStartedPairWorker, startPairWorkerAhead, takeStartedPairWorker }
 import { bundleScript, type BundledCli } from "../support/cli-child.js";
 import { resolvePolicy } from "../../src/documents/policy.js";
 import { synthRun } from "../support/run-data.js";
-import { canon, tempDir, type Json } from "./verify-stream-properties.js";
+import { BYTE_TAMPERS, canon, makeRun, runArb, tempDir, type Json } from "./verify-stream-properties.js";
 
 const hint = (text: string): number | null => exportIndexHint(Buffer.from(text, "utf8"));
 
@@ -366,22 +366,14 @@ describe("two threads give the one-thread result", () => {
     "%s: on a worker thread, on a worker that fails and on this thread",
     async (name, pair) => {
       const paths = await written(pair);
-      // The real worker answers with what it found in its share, not with a failure.
-      const reply = await new Promise<unknown>((resolve) => {
-        const thread = new Worker(pathToFileURL(worker.entry), {
-          workerData: { manifestPath: paths.manifest, exportPath: paths.export, chunkBytes: undefined, share: { part: 1, parts: 2, block: 1 }, ids: {} },
-        });
-        thread.once("message", resolve);
-        thread.once("error", () => resolve("error"));
-      });
-      expect(reply).toMatchObject({ failed: false, manifest: { positions: expect.any(Array) }, exported: { missing: expect.any(Array) } });
       const one = await verifyFilesWithMode(paths, "canonical", null);
       expect(one.reader).toBe("canonical");
       // The genuine pair verifies; each tampered one does not.
       expect(one.result.consistent).toBe(name.startsWith("genuine"));
-      for (const url of [pathToFileURL(worker.entry), ...failing, null]) {
-        // A worker that fails as it starts claims no block, so this thread checks every record
-        // whatever the blocks: one setting (its digests on disk) is enough for those.
+      const real = pathToFileURL(worker.entry);
+      for (const url of [real, ...failing, null]) {
+        // A worker that fails as it starts is handed blocks until it is seen to fail, and this
+        // thread then checks them from the files: one setting (its digests on disk) is enough for those.
         const settings = [
           [1, undefined],
           [2, 0],
@@ -389,43 +381,59 @@ describe("two threads give the one-thread result", () => {
         ].filter(([block]) => url === null || !failing.includes(url) || block === 2);
         for (const [block, maxIdsInMemory] of settings) {
           // With 0 or 1 id digest held in memory, both shares' digests go to disk.
+          const where: string[] = [];
           const two = await verifyFilesWithMode(paths, "canonical", {
             url,
             block: block as number,
             ...(maxIdsInMemory === undefined ? {} : { maxIdsInMemory }),
+            onSecondShare: (at) => where.push(at),
           });
           expect(two.result).toEqual(one.result);
           expect(two.reader).toBe("canonical");
           expect(two.mode).toBe(one.mode);
+          // The real worker's findings are the ones taken, not the fallback's; a failed one's never.
+          expect(where).toEqual([url === real ? "worker" : "here"]);
         }
       }
     },
     60_000,
   );
 
-  it("a worker started ahead waits for its share, then answers as one started with it", async () => {
-    const [pair] = pairs(3);
-    const paths = await written(pair!);
+  it("pairs damaged in their bytes, every kind of damage, give the one-thread result with the worker handed its share", async () => {
     const url = pathToFileURL(worker.entry);
-    const data = { manifestPath: paths.manifest, exportPath: paths.export, chunkBytes: undefined, share: { part: 1, parts: 2, block: 1 }, ids: {} };
-    const replyOf = (thread: Worker, post: boolean) =>
-      new Promise<unknown>((resolve) => {
-        thread.once("message", resolve);
-        thread.once("error", () => resolve("error"));
-        thread.once("exit", () => resolve("exit"));
-        if (post) thread.postMessage(data);
-      });
-    startPairWorkerAhead([paths.manifest, paths.export], { url, minBytes: 1 });
-    const ahead = takeStartedPairWorker(url);
-    expect(ahead).toBeInstanceOf(Worker);
-    // Taken once: nothing waits any longer.
-    expect(takeStartedPairWorker(url)).toBeNull();
-    try {
-      const fresh = await replyOf(new Worker(url, { workerData: data }), false);
-      expect(fresh).toMatchObject({ failed: false });
-      expect(await replyOf(ahead!, true)).toEqual(fresh);
-    } finally {
-      await ahead?.terminate();
+    for (const [kind, tamper] of Object.entries(BYTE_TAMPERS)) {
+      // Four runs of each kind, drawn the same every time; the worker meets the damage or is stopped when this thread does.
+      for (const [{ inputs, small, chunk, version }, n, b] of fc.sample(fc.tuple(runArb([7, 64, 4096]), fc.nat(), fc.integer({ min: 0, max: 255 })), {
+        numRuns: 4,
+        seed: 28,
+      })) {
+        const run = makeRun(inputs.length === 0 ? [{ id: "x", source: null, metadata: {}, text: "t" }] : inputs, small, version);
+        const pair = tamper(run.manifest.bytes, run.exported!.bytes, n, b);
+        if (pair === null) continue;
+        const paths = await written({ manifest: pair.manifest, exported: pair.exported });
+        const one = await verifyFilesWithMode({ ...paths, chunkBytes: chunk }, "canonical", null);
+        const two = await verifyFilesWithMode({ ...paths, chunkBytes: chunk }, "canonical", { url, block: 1 });
+        expect({ kind, result: two.result, mode: two.mode, reader: two.reader }).toEqual({ kind, result: one.result, mode: one.mode, reader: one.reader });
+      }
+    }
+  }, 120_000);
+
+  it("a worker handed no block, and one stopped for being handed too much, give the one-thread result", async () => {
+    const url = pathToFileURL(worker.entry);
+    for (const pair of [...pairs(1), ...pairs(3)]) {
+      const paths = await written(pair);
+      const one = await verifyFilesWithMode(paths, "canonical", null);
+      // A window of 0: the worker never takes a block and answers with an empty share.
+      // A most of 1 byte: the first element handed on stops the worker; its blocks are checked here.
+      for (const [feedLimits, expected] of [
+        [{ window: 0, most: 1 << 20 }, "worker"],
+        [{ window: 1 << 30, most: 1 }, "here"],
+      ] as const) {
+        const where: string[] = [];
+        const two = await verifyFilesWithMode(paths, "canonical", { url, block: 1, feedLimits, onSecondShare: (at) => where.push(at) });
+        expect(two.result).toEqual(one.result);
+        expect(where).toEqual([expected]);
+      }
     }
   }, 60_000);
 
@@ -437,8 +445,11 @@ describe("two threads give the one-thread result", () => {
         startPairWorkerAhead([paths.manifest, paths.export], { url, minBytes: 1 });
         // A worker that fails as it starts may have ended by now, or may end once taken: the same result either way.
         if (k === 0) await new Promise((resolve) => setTimeout(resolve, 200));
-        const two = await verifyFilesWithMode(paths, "canonical", { url, block: 1 });
+        const where: string[] = [];
+        const two = await verifyFilesWithMode(paths, "canonical", { url, block: 1, onSecondShare: (at) => where.push(at) });
         expect(two.result).toEqual(one.result);
+        // The real worker, started ahead, waited for its share and answered with its findings.
+        expect(where).toEqual([url.href === pathToFileURL(worker.entry).href ? "worker" : "here"]);
         expect(takeStartedPairWorker(url)).toBeNull();
       }
     }

@@ -49,7 +49,8 @@ const inputArb: fc.Arbitrary<SynthInput> = fc.oneof(
 
 // Four records at most: enough for duplicate ids, held records between admitted ones and segments of
 // several records, while the 5- and 7-byte chunks (a read per few bytes) keep each run affordable.
-const runArb = (chunks: readonly number[]) =>
+/** A random run (inputs, policy size, read size from `chunks`, manifest version). */
+export const runArb = (chunks: readonly number[]) =>
   fc.record({
     inputs: fc.array(inputArb, { minLength: 0, maxLength: 4 }),
     small: fc.boolean(),
@@ -231,7 +232,8 @@ type ByteTamper = (manifest: Uint8Array, exported: Uint8Array, n: number, b: num
 const splice = (bytes: Uint8Array, at: number, remove: number, insert: number[]) =>
   Uint8Array.from([...bytes.subarray(0, at), ...insert, ...bytes.subarray(at + remove)]);
 
-const BYTE_TAMPERS: Record<string, ByteTamper> = {
+/** Damage done to a pair's bytes, by name (null: nothing to damage in this pair). */
+export const BYTE_TAMPERS: Record<string, ByteTamper> = {
   "byte flip in the manifest": (m, e, n, b) => ({ manifest: splice(m, n % m.length, 1, [b]), exported: e }),
   "byte flip in the export": (m, e, n, b) => ({ manifest: m, exported: splice(e, n % e.length, 1, [b]) }),
   "truncated manifest": (m, e, n) => ({ manifest: m.subarray(0, n % m.length), exported: e }),
