@@ -426,8 +426,8 @@ interface PairFiles {
  */
 async function streamInShares(files: PairFiles, other: OtherShare): Promise<PairReading | "reread" | "exact"> {
   const { manifestPath, exportPath, chunkBytes, onChunk } = files;
-  // With a worker, blocks go to whichever thread comes to them first; checked one after the other
-  // here, they alternate (the first share would claim every block).
+  // With a worker, this thread decides each block as it meets it and writes the decision down
+  // (pair-share.ts); checked one after the other here, blocks alternate.
   const claims = other.url === null ? null : newClaims(await fileBytes(manifestPath), other.block);
   const share = (part: number, feed?: ShareFeed | null): PairShare => ({ part, parts: 2, block: other.block, claims, ...(feed == null ? {} : { feed }) });
   // Both shares' id digest files under one directory, removed whatever happens to the worker.

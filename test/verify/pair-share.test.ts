@@ -434,6 +434,19 @@ describe("two threads give the one-thread result", () => {
         expect(two.result).toEqual(one.result);
         expect(where).toEqual([expected]);
       }
+      // Read 64 bytes at a time, a batch (256 KiB of buffer) a read: the worker is stopped once
+      // three of them wait unread, having checked some blocks or none; either way its blocks are
+      // all checked here again and the result is the same.
+      const where: string[] = [];
+      const small = { ...paths, chunkBytes: 64 };
+      const two = await verifyFilesWithMode(small, "canonical", {
+        url,
+        block: 1,
+        feedLimits: { window: 1 << 30, most: 3 << 18 },
+        onSecondShare: (at) => where.push(at),
+      });
+      expect(two.result).toEqual((await verifyFilesWithMode(small, "canonical", null)).result);
+      expect(where).toHaveLength(1);
     }
   }, 60_000);
 
