@@ -125,11 +125,11 @@ interface SplitElement {
  * `leaveString`: an element whose last member is a long string under this key, written with no
  * escape, holds `""` there and its event gives the string as bytes (`left`, StringLeftAsBytes).
  * `deferElements`: each element comes unparsed (DeferredElement), for a caller that may read it
- * another way first.
+ * another way first. `hash: false`: the file is not hashed, and its end's `sha256` is null.
  */
 export async function* readCanonicalJsonFile(
   path: string,
-  options: CanonicalElementOptions & FileReadOptions & { readonly deferElements?: boolean },
+  options: CanonicalElementOptions & FileReadOptions & { readonly deferElements?: boolean; readonly hash?: boolean },
 ): AsyncGenerator<StrictStreamEvent | DeferredElement | StrictFileEnd, void, void> {
   const { key, maxDepth, element } = streamedArray(options);
   const parseElement = canonicalElementReader(options);
@@ -143,7 +143,8 @@ export async function* readCanonicalJsonFile(
   // The frame through the strict grammar: the array's events, then the rest, which must be canonical.
   const frame = new StrictJsonParser(options);
   let head = "";
-  const hash = createHash("sha256");
+  // A file whose hash nobody reads is not hashed (`hash: false`): its end says null.
+  const hash = options.hash === false ? null : createHash("sha256");
   const share = options.share;
   let bytes = 0;
   let count = 0;
@@ -193,7 +194,7 @@ export async function* readCanonicalJsonFile(
   };
   try {
     for await (const chunk of readFileChunks(path, options.chunkBytes ?? DEFAULT_CHUNK_BYTES)) {
-      hash.update(chunk);
+      hash?.update(chunk);
       options.onChunk?.(chunk.byteLength);
       bytes += chunk.byteLength;
       splitter.feed(chunk, sink);
@@ -210,7 +211,7 @@ export async function* readCanonicalJsonFile(
     throw new NotCanonicalLayout("the file could not be read fast");
   }
   // splitter.end handed the tail over, so the frame was checked whole.
-  const end = { type: "end", value: frame.value, streamed: [key], loneSurrogate: false, bytes, sha256: hash.digest("hex") } as const;
+  const end = { type: "end", value: frame.value, streamed: [key], loneSurrogate: false, bytes, sha256: hash === null ? null : hash.digest("hex") } as const;
   share?.frame?.({ ...end, value: null });
   yield end;
 }

@@ -30,7 +30,8 @@ export interface StrictFileEnd {
   readonly loneSurrogate: boolean;
   /** Bytes read. */
   readonly bytes: number;
-  readonly sha256: string;
+  /** SHA-256 of the bytes read; null when the caller did not ask for it (readCanonicalJsonFile's `hash: false`). */
+  readonly sha256: string | null;
 }
 
 const EMPTY = Buffer.alloc(0);

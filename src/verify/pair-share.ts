@@ -12,9 +12,9 @@
 // Who checks a block is decided by the thread that reads the files, as it meets the block in
 // either file: the worker takes it while little of what it was handed waits unread
 // (share-feed.ts), else the reading thread keeps it. The decision is written to a claim list, so
-// that when the worker fails, the reading thread checks the worker's blocks itself afterwards,
-// reading the files again (the second share then claims, by an atomic compare-and-swap, any block
-// nobody decided). Without a claim list (the second share checked after the first, on one
+// that when the worker fails and both files were hashed (stream-pair.ts), the reading thread
+// checks the worker's blocks itself afterwards, reading the files again (the second share then
+// claims, by an atomic compare-and-swap, any block nobody decided). Without a claim list (the second share checked after the first, on one
 // thread) blocks alternate.
 import { NotCanonicalLayout, type ElementShare } from "../core/canonical-json-file.js";
 import { isObj, own } from "./_values.js";

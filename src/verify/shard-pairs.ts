@@ -125,12 +125,13 @@ async function examinePair(
   problems: ShardIndexProblem[],
   hooks: Pick<VerifyFilesOptions, "onProgress" | "onStrictRead">,
 ): Promise<{ entry: ExaminedPair; readable: boolean }> {
-  const { result, documents } = await verifyFilesWithMode({
-    manifest: pair.manifestPath,
-    export: pair.exportPath,
-    expectManifestSha256: pair.pins?.manifest ?? null,
-    ...hooks,
-  });
+  // The index records each export's SHA-256: asked for here, where a plain verify skips it.
+  const { result, documents } = await verifyFilesWithMode(
+    { manifest: pair.manifestPath, export: pair.exportPath, expectManifestSha256: pair.pins?.manifest ?? null, ...hooks },
+    "canonical",
+    undefined,
+    true,
+  );
   const parsed = documents.manifestHead === null ? null : HeadSchema.safeParse(documents.manifestHead);
   const head = parsed?.success ? parsed.data : null;
   const entry: ExaminedPair = { position, pair, head, manifestSha256: result.manifestSha256, exportSha256: documents.exportSha256, notes: result.notes };

@@ -8,7 +8,7 @@
 // read, and the array's start and end and the file's end follow in order; the worker reads them
 // with the reader's own element check (core/canonical-json-file.ts), so it sees exactly the bytes
 // the reading thread hashed. Handed more than it takes (a block of huge records), the worker is
-// stopped, and its blocks are checked on the reading thread from the files (stream-pair.ts).
+// stopped, and the reading thread checks what the worker was to check itself (stream-pair.ts).
 import type { DeferredElement, FrameEvent } from "../core/canonical-json-file.js";
 import type { StrictStreamEvent } from "../core/parse-line.js";
 import type { StrictFileEnd } from "../core/strict-json-stream.js";

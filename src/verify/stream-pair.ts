@@ -118,6 +118,7 @@ class Walk {
     share: ElementShare | undefined,
     onChunk: ((bytes: number) => void) | undefined,
     fed: FedDocuments | undefined,
+    hashed: boolean,
   ) {
     const options = {
       shape,
@@ -130,7 +131,13 @@ class Walk {
     };
     // An export record's text (most of its bytes) is left as bytes: verify hashes and measures it there.
     // Each record comes unparsed: walkPair reads a clean pair from its bytes (clean-pair.ts) and parses the rest.
-    const fast = { ...options, deferElements: true, ...(share === undefined ? {} : { share }), ...(label === "export" ? { leaveString: "text" } : {}) };
+    const fast = {
+      ...options,
+      deferElements: true,
+      hash: hashed,
+      ...(share === undefined ? {} : { share }),
+      ...(label === "export" ? { leaveString: "text" } : {}),
+    };
     // Handed its elements by the thread that read the file, a worker reads them as that reader would.
     if (fed !== undefined) this.events = fed.events(label, canonicalElementReader(fast));
     else this.events = reader === "canonical" ? readCanonicalJsonFile(path, fast) : readStrictJsonFile(path, options);
@@ -242,12 +249,13 @@ async function walkPair(
   ids?: IdDigestOptions,
   onChunk?: (bytes: number) => void,
   fed?: FedDocuments,
+  hashExport = true,
 ): Promise<PairWalk | "reread" | "exact"> {
-  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader, share && manifestShare(share), onChunk, fed);
+  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader, share && manifestShare(share), onChunk, fed, true);
   const e =
     exportPath === null
       ? null
-      : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader, share && exportShare(share), onChunk, fed);
+      : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader, share && exportShare(share), onChunk, fed, hashExport);
   // Read canonically, the manifest's bytes are its canonical form: their SHA-256 is its canonical one.
   const manifest = new StreamedManifest(false, reader === "canonical", ids);
   const exported = new StreamedExport();
@@ -330,7 +338,8 @@ function readingOf({ m, e, manifest, exported }: PairWalk): PairReading | "rerea
   const cleanPairs = manifest.cleanPairs;
   if (readProblems.length > 0 || m.end === null) return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems: [], cleanPairs };
   const manifestRoot = m.end.value;
-  const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot, m.end.sha256) : { canonicalSha: null, issuePath: null };
+  // The manifest is always hashed (its pin, and the export's binding to it).
+  const facts = isObj(manifestRoot) ? manifest.facts(manifestRoot, m.end.sha256 as string) : { canonicalSha: null, issuePath: null };
   if (facts === "reread") return "reread";
   const problems = assembleProblems(e?.end?.value, manifestRoot, facts, manifestSha256, manifest, e?.end == null ? null : exported);
   return { readProblems, manifestSha256, exportSha256, manifestHead, exportHead, problems, cleanPairs };
@@ -339,7 +348,9 @@ function readingOf({ m, e, manifest, exported }: PairWalk): PairReading | "rerea
 /**
  * Streams the manifest (and export, when given) and checks them, or "reread" when the pair needs
  * the whole documents, or "exact" when the canonical `reader` met bytes it does not read. Never
- * throws for any file content; an unreadable file is a read problem.
+ * throws for any file content; an unreadable file is a read problem. `hashExport`: whether the
+ * export's SHA-256 is wanted (PairReading.exportSha256); the canonical reader skips hashing an
+ * export nobody asked the hash of (a plain verify: about a tenth of its time on a large pair).
  */
 export async function streamPair(
   manifestPath: string,
@@ -348,9 +359,10 @@ export async function streamPair(
   reader: PairReader,
   onChunk?: (bytes: number) => void,
   other?: OtherShare | null,
+  hashExport = true,
 ): Promise<PairReading | "reread" | "exact"> {
-  if (reader === "canonical" && other != null) return streamInShares({ manifestPath, exportPath, chunkBytes, onChunk }, other);
-  const walk = await walkPair(manifestPath, exportPath, chunkBytes, reader, undefined, undefined, onChunk);
+  if (reader === "canonical" && other != null) return streamInShares({ manifestPath, exportPath, chunkBytes, onChunk, hashExport }, other);
+  const walk = await walkPair(manifestPath, exportPath, chunkBytes, reader, undefined, undefined, onChunk, undefined, hashExport);
   if (typeof walk === "string") return walk;
   try {
     return readingOf(walk);
@@ -409,23 +421,25 @@ export interface OtherShare {
   readonly onSecondShare?: (where: "worker" | "here") => void;
 }
 
-/** The files streamPair reads, and who hears of the bytes read. */
+/** The files streamPair reads, who hears of the bytes read, and whether the export's hash is wanted. */
 interface PairFiles {
   readonly manifestPath: string;
   readonly exportPath: string | null;
   readonly chunkBytes: number | undefined;
   readonly onChunk: ((bytes: number) => void) | undefined;
+  readonly hashExport: boolean;
 }
 
 /**
  * streamPair's canonical reading on two threads (pair-share.ts, `other`): this one reads the files
  * and checks share 0 while a worker checks share 1, handed to it as it is read (share-feed.ts),
  * and the worker's findings are absorbed before the problems are assembled, in the order one
- * thread gives. A worker that fails, exits or is stopped is replaced by checking its share here
- * from the files; two shares that read different bytes give "exact" (the pair is read again).
+ * thread gives. A worker that fails, exits or is stopped is replaced by reading the pair again
+ * here, or, when both files were hashed, by checking its share here from the files; two shares
+ * that read different bytes give "exact" (the pair is read again).
  */
 async function streamInShares(files: PairFiles, other: OtherShare): Promise<PairReading | "reread" | "exact"> {
-  const { manifestPath, exportPath, chunkBytes, onChunk } = files;
+  const { manifestPath, exportPath, chunkBytes, onChunk, hashExport } = files;
   // With a worker, this thread decides each block as it meets it and writes the decision down
   // (pair-share.ts); checked one after the other here, blocks alternate.
   const claims = other.url === null ? null : newClaims(await fileBytes(manifestPath), other.block);
@@ -433,20 +447,26 @@ async function streamInShares(files: PairFiles, other: OtherShare): Promise<Pair
   // Both shares' id digest files under one directory, removed whatever happens to the worker.
   // Without one (a temporary directory that cannot be written), one thread checks every record.
   const parent = await mkdtemp(join(tmpdir(), "lc-verify-")).catch(() => null);
-  if (parent === null) return streamPair(manifestPath, exportPath, chunkBytes, "canonical", onChunk);
+  if (parent === null) return streamPair(manifestPath, exportPath, chunkBytes, "canonical", onChunk, null, hashExport);
   const ids: IdDigestOptions = { key: newBucketKey(), parent, ...(other.maxIdsInMemory === undefined ? {} : { maxInMemory: other.maxIdsInMemory }) };
   const worker =
     other.url === null ? null : shareOnWorker(other.url, { manifestPath, exportPath, chunkBytes, share: share(1), ids }, other.feedLimits ?? FEED_LIMITS);
+  // The second share read from the files again (no worker, or one that failed) is held to the
+  // same bytes by both files' hashes; with a worker, the export is hashed only when asked.
+  const hashed = hashExport || worker === null;
   let mine: PairWalk | "reread" | "exact" = "exact";
   try {
     // This thread reads every byte, so its reads are the pair's progress.
-    mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0, worker?.feed), ids, onChunk);
+    mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0, worker?.feed), ids, onChunk, undefined, hashed);
     if (typeof mine === "string") return mine;
     const failed = mine.m.failure !== null || (mine.e?.failure ?? null) !== null;
     // A file not read to its end was not handed on whole: its failure is the whole reading.
     if (failed) return readingOf(mine);
     const fromWorker = (await worker?.outcome) ?? null;
     other.onSecondShare?.(fromWorker === null ? "here" : "worker");
+    // A worker that failed or was stopped, with the export not hashed: nothing would show that the
+    // files did not change before a second read, so the pair is read again whole on this thread.
+    if (fromWorker === null && !hashed) return streamPair(manifestPath, exportPath, chunkBytes, "canonical", undefined, null, hashExport);
     const theirs = fromWorker ?? (await walkShare(manifestPath, exportPath, chunkBytes, share(1), ids));
     if (typeof theirs === "string") return theirs;
     if (theirs.failed !== failed || theirs.manifestSha256 !== (mine.m.end?.sha256 ?? null) || theirs.exportSha256 !== (mine.e?.end?.sha256 ?? null))

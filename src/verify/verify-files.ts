@@ -113,7 +113,8 @@ async function readOrProblem(path: string, label: DocumentLabel, problems: Verif
 
 /**
  * What the verification read, from the bytes it checked (null when not read): the manifest's head
- * and the export's SHA-256. A sharded run's index is built from these, so it records what was verified.
+ * and the export's SHA-256 (only when asked: `hashExport` of verifyFilesWithMode). A sharded run's
+ * index is built from these, so it records what was verified.
  */
 export interface VerifiedDocuments {
   readonly manifestHead: Obj | null;
@@ -146,11 +147,14 @@ export async function verifyFiles(options: VerifyFilesOptions): Promise<VerifyFi
  * `other` (internal, for tests): where the canonical reader checks its second share of the
  * records (null: one thread); by default a worker thread for a large pair (`secondShare`).
  * `cleanPairs`: how many records were read as clean pairs from their bytes (clean-pair.ts).
+ * `hashExport`: the export's SHA-256 is wanted in `documents` (a sharded run's index records it);
+ * otherwise the fast read does not hash the export, which no check of a pair needs.
  */
 export async function verifyFilesWithMode(
   options: VerifyFilesOptions,
   reader: PairReader = "canonical",
   other?: OtherShare | null,
+  hashExport = false,
 ): Promise<{ result: VerifyFilesResult; mode: VerifyMode; reader: PairReader; documents: VerifiedDocuments; cleanPairs: number }> {
   // A misspelt pin (`expectManifestSHA256`) would otherwise verify the pair unpinned in silence.
   refuseUnknownOptions("verifyFiles", options, VERIFY_FILES_OPTION_KEYS);
@@ -173,7 +177,7 @@ export async function verifyFilesWithMode(
   // The caller's own throw is the caller's: the readers would report it as an unreadable file.
   const progress = guardedCallback(options.onProgress);
   const newReading = progressOf(progress.call, total);
-  const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical", newReading(), shares) : "exact";
+  const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical", newReading(), shares, hashExport) : "exact";
   if (fast === "exact" && reader === "canonical") options.onStrictRead?.(total);
   const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact", newReading()) : fast;
   // The strict reader never answers "exact"; were it to, the whole documents are the safe reading.

@@ -429,10 +429,15 @@ describe("two threads give the one-thread result", () => {
         [{ window: 0, most: 1 << 20 }, "worker"],
         [{ window: 1 << 30, most: 1 }, "here"],
       ] as const) {
-        const where: string[] = [];
-        const two = await verifyFilesWithMode(paths, "canonical", { url, block: 1, feedLimits, onSecondShare: (at) => where.push(at) });
-        expect(two.result).toEqual(one.result);
-        expect(where).toEqual([expected]);
+        // Without the export's hash a stopped worker's pair is read again whole here; with it (a
+        // sharded run's index asks for it), only the worker's blocks are, held to the same bytes by the hashes.
+        for (const hashExport of [false, true]) {
+          const where: string[] = [];
+          const two = await verifyFilesWithMode(paths, "canonical", { url, block: 1, feedLimits, onSecondShare: (at) => where.push(at) }, hashExport);
+          expect(two.result).toEqual(one.result);
+          expect(where).toEqual([expected]);
+          expect(two.documents.exportSha256).toBe(hashExport ? sha256Hex(pair.exported) : null);
+        }
       }
       // Read 64 bytes at a time, a batch (256 KiB of buffer) a read: the worker is stopped once
       // three of them wait unread, having checked some blocks or none; either way its blocks are
