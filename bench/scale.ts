@@ -126,7 +126,9 @@ async function measure(dir: string, url: string, records: number): Promise<Point
   const stats = await runCliMeasured(["cache", "stats", "--cache", cache, "--json"]);
   failIfBad("cache stats", stats, [0]);
   const cacheStats = JSON.parse(stats.stdout) as { entries: number; size_bytes: number };
-  const pairMb = ((await stat(manifest)).size + (await stat(exported)).size) / 1e6;
+  const manifestBytes = (await stat(manifest)).size;
+  const exportBytes = (await stat(exported)).size;
+  const pairMb = (manifestBytes + exportBytes) / 1e6;
   const bareM = await bareManifest(manifest, records);
   const runs: Array<{ verify: ChildRun; bare: BarePass[]; overBare: number }> = [];
   for (let trial = 0; trial < VERIFY_TRIALS; trial++) {
@@ -142,8 +144,8 @@ async function measure(dir: string, url: string, records: number): Promise<Point
     ingest,
     checks: countIn(ingest.stdout, /checks performed: (\d+)/),
     held: countIn(ingest.stdout, /(\d+) held/),
-    manifestBytes: (await stat(manifest)).size,
-    exportBytes: (await stat(exported)).size,
+    manifestBytes,
+    exportBytes,
     cleanTwoSegmentEntryBytes: bareM.cleanTwoSegmentEntryBytes,
     cacheBytes: cacheStats.size_bytes,
     cacheEntries: cacheStats.entries,

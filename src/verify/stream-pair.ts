@@ -95,6 +95,18 @@ interface RecordRead {
   readonly left: StringLeftAsBytes | undefined;
 }
 
+/**
+ * How a walk reads the pair: the reader, the read size, who hears of the bytes read, whether the
+ * export is hashed, and, on the worker, what it is handed instead of the files (share-feed.ts).
+ */
+interface PairRead {
+  readonly reader: PairReader;
+  readonly chunkBytes: number | undefined;
+  readonly onChunk?: ((bytes: number) => void) | undefined;
+  readonly hashExport: boolean;
+  readonly fed?: FedDocuments | undefined;
+}
+
 /** One document being walked: pulls events, remembers the end and a read failure. */
 class Walk {
   private readonly events: AsyncGenerator<StrictStreamEvent | DeferredElement | StrictFileEnd, void, void>;
@@ -113,12 +125,8 @@ class Walk {
     private readonly label: PairDocument,
     shape: Shape,
     elementShape: Shape,
-    chunkBytes: number | undefined,
-    reader: PairReader,
+    { reader, chunkBytes, onChunk, fed, hashExport }: PairRead,
     share: ElementShare | undefined,
-    onChunk: ((bytes: number) => void) | undefined,
-    fed: FedDocuments | undefined,
-    hashed: boolean,
   ) {
     const options = {
       shape,
@@ -134,7 +142,8 @@ class Walk {
     const fast = {
       ...options,
       deferElements: true,
-      hash: hashed,
+      // The manifest is always hashed (its pin, and the export's binding to it).
+      hash: label === "manifest" || hashExport,
       ...(share === undefined ? {} : { share }),
       ...(label === "export" ? { leaveString: "text" } : {}),
     };
@@ -243,19 +252,13 @@ interface PairWalk {
 async function walkPair(
   manifestPath: string,
   exportPath: string | null,
-  chunkBytes: number | undefined,
-  reader: PairReader,
+  read: PairRead,
   share?: PairShare,
   ids?: IdDigestOptions,
-  onChunk?: (bytes: number) => void,
-  fed?: FedDocuments,
-  hashExport = true,
 ): Promise<PairWalk | "reread" | "exact"> {
-  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, chunkBytes, reader, share && manifestShare(share), onChunk, fed, true);
-  const e =
-    exportPath === null
-      ? null
-      : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, chunkBytes, reader, share && exportShare(share), onChunk, fed, hashExport);
+  const { reader } = read;
+  const m = new Walk(manifestPath, "manifest", ANY_SHAPE, ANY_SHAPE, read, share && manifestShare(share));
+  const e = exportPath === null ? null : new Walk(exportPath, "export", EXPORT_SHAPE, EXPORT_RECORD_SHAPE, read, share && exportShare(share));
   // Read canonically, the manifest's bytes are its canonical form: their SHA-256 is its canonical one.
   const manifest = new StreamedManifest(false, reader === "canonical", ids);
   const exported = new StreamedExport();
@@ -362,7 +365,7 @@ export async function streamPair(
   hashExport = true,
 ): Promise<PairReading | "reread" | "exact"> {
   if (reader === "canonical" && other != null) return streamInShares({ manifestPath, exportPath, chunkBytes, onChunk, hashExport }, other);
-  const walk = await walkPair(manifestPath, exportPath, chunkBytes, reader, undefined, undefined, onChunk, undefined, hashExport);
+  const walk = await walkPair(manifestPath, exportPath, { reader, chunkBytes, onChunk, hashExport });
   if (typeof walk === "string") return walk;
   try {
     return readingOf(walk);
@@ -396,7 +399,8 @@ export async function walkShare(
   ids: IdDigestOptions,
   fed?: FedDocuments,
 ): Promise<ShareOutcome> {
-  const walk = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share, ids, undefined, fed);
+  // Read from the files, both are hashed: the thread that absorbs the outcome compares them.
+  const walk = await walkPair(manifestPath, exportPath, { reader: "canonical", chunkBytes, hashExport: true, fed }, share, ids);
   if (typeof walk === "string") return walk;
   return {
     manifestSha256: walk.m.end?.sha256 ?? null,
@@ -457,7 +461,7 @@ async function streamInShares(files: PairFiles, other: OtherShare): Promise<Pair
   let mine: PairWalk | "reread" | "exact" = "exact";
   try {
     // This thread reads every byte, so its reads are the pair's progress.
-    mine = await walkPair(manifestPath, exportPath, chunkBytes, "canonical", share(0, worker?.feed), ids, onChunk, undefined, hashed);
+    mine = await walkPair(manifestPath, exportPath, { reader: "canonical", chunkBytes, onChunk, hashExport: hashed }, share(0, worker?.feed), ids);
     if (typeof mine === "string") return mine;
     const failed = mine.m.failure !== null || (mine.e?.failure ?? null) !== null;
     // A file not read to its end was not handed on whole: its failure is the whole reading.
@@ -469,8 +473,8 @@ async function streamInShares(files: PairFiles, other: OtherShare): Promise<Pair
     if (fromWorker === null && !hashed) return streamPair(manifestPath, exportPath, chunkBytes, "canonical", undefined, null, hashExport);
     const theirs = fromWorker ?? (await walkShare(manifestPath, exportPath, chunkBytes, share(1), ids));
     if (typeof theirs === "string") return theirs;
-    if (theirs.failed !== failed || theirs.manifestSha256 !== (mine.m.end?.sha256 ?? null) || theirs.exportSha256 !== (mine.e?.end?.sha256 ?? null))
-      return "exact";
+    // This thread read both files to their end (above): the other share must have read the same bytes.
+    if (theirs.failed || theirs.manifestSha256 !== (mine.m.end?.sha256 ?? null) || theirs.exportSha256 !== (mine.e?.end?.sha256 ?? null)) return "exact";
     mine.manifest.absorb(theirs.manifest);
     mine.exported.absorb(theirs.exported);
     return readingOf(mine);
