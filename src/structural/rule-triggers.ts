@@ -17,7 +17,7 @@
 // the text's words are its maximal runs of `[A-Za-z0-9_]`, the characters `\b` sees.
 
 import { hash } from "node:crypto";
-import { escapeRegExp } from "../core/regexp-source.js";
+import { LiteralScan } from "./literal-scan.js";
 
 /** How many leading characters of a word, and of a loose literal, a trigger compares. */
 const WORD_KEY_LENGTH = 4;
@@ -307,7 +307,7 @@ export function expressionFingerprint(re: RegExp): string {
 export class RuleTriggers {
   #triggers: ReadonlyArray<RuleTrigger | null> | null = null;
   #wordKeys: ReadonlyArray<readonly number[]> = [];
-  #loose: ReadonlyArray<RegExp | null> = [];
+  #loose: LiteralScan = new LiteralScan([]);
 
   constructor(
     private readonly expressions: readonly RegExp[],
@@ -325,9 +325,9 @@ export class RuleTriggers {
       // Each word start as a number (base-38 digits, none 0, so lengths never collide): no substring per word of a text.
       const startKey = (start: string): number => [...start].reduce((key, _c, i) => key * 38 + digitAt(start, i), 0);
       this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
-      // Each expression's literals as one alternation: one scan of the text finds any of them (a
-      // search per literal cost about twice as much, most of it in setting each search up).
-      this.#loose = triggers.map((t) => (t === null || t.loose.length === 0 ? null : new RegExp(t.loose.map(escapeRegExp).join("|"))));
+      // Every expression's literals in one automaton: one read of the text finds all of them (an
+      // alternation per expression read the whole text again for each rule whose literals it lacked).
+      this.#loose = new LiteralScan(triggers.map((t) => t?.loose ?? []));
       this.#triggers = triggers;
     }
     return this.#triggers;
@@ -342,13 +342,13 @@ export class RuleTriggers {
     // Long s and the Kelvin sign are word characters that fold to ASCII letters under `iu`.
     if (FOLDS_TO_ASCII_WORD.test(text)) return triggers.map(() => true);
     const table = markWordStarts(text);
-    let lower: string | null = null;
+    let holdsLiteral: ((k: number) => boolean) | null = null;
     return triggers.map((trigger, k) => {
       if (trigger === null) return true;
       for (const key of this.#wordKeys[k] as readonly number[]) if (table[key] === stamp) return true;
       if (trigger.loose.length === 0) return false;
-      lower ??= text.toLowerCase();
-      return (this.#loose[k] as RegExp).test(lower);
+      holdsLiteral ??= this.#loose.scan(text);
+      return holdsLiteral(k);
     });
   }
 }

@@ -234,13 +234,28 @@ describe("every built-in rule's trigger admits every text the rule matches", () 
 });
 
 describe("what a text admits is exactly what its words and literals give", () => {
-  /** The plain reading of a trigger: a word of the text begins with one of its starts, or the lower-cased text holds one of its literals. */
+  /**
+   * The plain reading of a trigger: a word of the text begins with one of its starts, or the text
+   * with its ASCII letters lower-cased holds one of its literals. Only ASCII letters are folded:
+   * no other character matches an ASCII letter under `i` or `iu` but long s and the Kelvin sign,
+   * which turn the pre-check off (checked below), so "İ" lower-cased to "i" plus a dot must not count.
+   */
   const admittedByReading = (trigger: { wordStarts: readonly string[]; loose: readonly string[] } | null, text: string): boolean => {
     if (trigger === null || /[\u017f\u212a]/.test(text)) return true;
     const words = (text.match(/[A-Za-z0-9_]+/g) ?? []).map((word) => word.toLowerCase());
-    const lower = text.toLowerCase();
+    const lower = text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
     return trigger.wordStarts.some((start) => words.some((word) => word.startsWith(start))) || trigger.loose.some((literal) => lower.includes(literal));
   };
+
+  it("no character outside ASCII matches an ASCII letter without case but long s and the Kelvin sign", () => {
+    const folded: string[] = [];
+    for (let cp = 0x80; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (/[a-z]/iu.test(ch) || /[a-z]/i.test(ch)) folded.push(ch);
+    }
+    expect(folded).toEqual(["\u017f", "\u212a"]);
+  });
 
   it("a literal with characters that are special in an expression is looked for as written", () => {
     const triggers = new RuleTriggers([/<\|start|\[inst\]|psutil\.|\*\*\*|a\+b|x\\y/]);
