@@ -4,7 +4,10 @@
 // most text lacks, yet running the expression costs a scan per rule. So every way a match can
 // begin is walked in the expression's own source (never written by hand, so it cannot drift; the
 // built-in rules' are stored, see RuleTriggers) and the literal start is collected, a few characters:
-//   - "anchored": a word boundary, then word characters: the text must have a word starting so;
+//   - "anchored": a word boundary, then word characters: the text must have a word starting so,
+//     or, when the expression ends the word there (a boundary, whitespace, `\W`, punctuation)
+//     before WORD_KEY_LENGTH characters, have that very word (`I\s+am`: the word "I", which
+//     "island" is not);
 //   - "loose": ASCII literals not after a boundary (`psutil.`, `<script`): the lower-cased text
 //     must contain one;
 //   - anything else (a class, `.`, a non-ASCII literal, an unparsed construct) can begin anywhere:
@@ -31,6 +34,8 @@ const MAX_DEPTH = 400;
 export interface RuleTrigger {
   /** Lower-case starts of a word (at most WORD_KEY_LENGTH characters): one of the text's words must begin so. */
   readonly wordStarts: readonly string[];
+  /** Lower-case whole words (shorter than WORD_KEY_LENGTH characters): one of the text's words must be one. */
+  readonly wholeWords: readonly string[];
   /** Lower-case ASCII literals (at most LOOSE_KEY_LENGTH characters): the lower-cased text must contain one. */
   readonly loose: readonly string[];
 }
@@ -40,6 +45,7 @@ export interface RuleTrigger {
 type Node =
   | { readonly t: "char"; readonly c: string }
   | { readonly t: "any" } // consumes a character we do not pin (class, `.`, escape class)
+  | { readonly t: "nonword" } // consumes one character that is never a word character (\s, \W, a class of ASCII punctuation and spaces)
   | { readonly t: "boundary" } // \b
   | { readonly t: "zero" } // another zero-width assertion (^, $, \B, look-around)
   | { readonly t: "stop" } // something the walk does not follow (a back-reference): the prefix ends here
@@ -51,6 +57,13 @@ class NoTrigger extends Error {}
 
 /** What follows "(" in a group that is not a plain capture: non-capturing, look-around, or a name. */
 const GROUP_KIND = /\?(?::|[=!]|<[=!]|<[^>]*>)/y;
+/**
+ * The body of a class that only holds characters that are never word characters: ASCII spaces and
+ * punctuation written as themselves or escaped, `\s`, `\W`, `\t`, `\n`, `\r`, `\f`, `\v`. Not
+ * negated, no range (a "-" is taken only first or last), nothing outside ASCII (under `iu` a Kelvin
+ * sign in a class would match "k").
+ */
+const NONWORD_CLASS = /^-?(?:[ !"#$%&'()*+,./:;<=>?@[`{|}~]|\\[sWtnrfv]|\\[!-/:-@[-`{-~])+-?$/;
 /** The repeat bounds `[min, max]` of the one-character quantifiers. */
 const SIMPLE_QUANTIFIERS: Record<string, readonly [number, number]> = { "*": [0, Number.POSITIVE_INFINITY], "+": [1, Number.POSITIVE_INFINITY], "?": [0, 1] };
 
@@ -85,13 +98,13 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
       return lookaround ? { t: "zero" } : { t: "group", alternatives: inner };
     }
     if (ch === "[") {
-      i++;
+      const start = ++i;
       if (source[i] === "^") i++;
       // In JavaScript "[]" is the empty class and "[^]" any character; either way the class is one "any".
       while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1;
       if (source[i] !== "]") throw new NoTrigger("unclosed class");
-      i++;
-      return { t: "any" };
+      const body = source.slice(start, i++);
+      return NONWORD_CLASS.test(body) ? { t: "nonword" } : { t: "any" };
     }
     if (ch === "." || ch === "^" || ch === "$") {
       i++;
@@ -111,7 +124,8 @@ function parse(source: string, unicode: boolean): readonly (readonly Node[])[] {
     i += 2;
     if (e === "b") return { t: "boundary" };
     if (e === "B") return { t: "zero" };
-    if ("sSwWdD".includes(e)) return { t: "any" };
+    if (e === "s" || e === "W") return { t: "nonword" };
+    if ("SwdD".includes(e)) return { t: "any" };
     // Fixed-form escapes: without the u flag JavaScript reads a malformed one as a letter, so only
     // the well-formed form is accepted (a wrong guess at its extent could swallow a "|").
     const ahead = source.slice(i, i + 64);
@@ -182,6 +196,7 @@ const isAscii = (c: string): boolean => c.length === 1 && c.charCodeAt(0) < 0x80
 interface Walk {
   steps: number;
   readonly words: Set<string>;
+  readonly wholeWords: Set<string>;
   readonly loose: Set<string>;
 }
 
@@ -195,6 +210,11 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
     if (prefix === "") throw new NoTrigger();
     (anchored ? w.words : w.loose).add(prefix);
   };
+  // The word begun after a boundary ends here: the text must hold it whole (it is shorter than a key).
+  const emitWhole = (): void => {
+    if (anchored) w.wholeWords.add(prefix);
+    else emit();
+  };
   if (depth > MAX_DEPTH || prefix.length >= (anchored ? WORD_KEY_LENGTH : LOOSE_KEY_LENGTH)) return emit();
   let c = cont;
   while (c !== null && c.index >= c.nodes.length) c = c.next;
@@ -203,14 +223,17 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
   const rest: Continuation = { nodes: c.nodes, index: c.index + 1, next: c.next };
   switch (node.t) {
     case "boundary":
+      // After a word's characters, a boundary says the next character is not one (or the text ends).
+      if (anchored && prefix !== "") return emitWhole();
       return walk(w, rest, prefix, boundary || prefix === "", anchored, depth + 1);
     case "zero":
       return walk(w, rest, prefix, boundary, anchored, depth + 1);
     case "any":
+    case "nonword":
       // Before anything is pinned, a character that is not pinned is passed over: a literal
       // after it is still in every match, though not at its start (so it is loose).
       if (prefix === "") return walk(w, rest, "", false, false, depth + 1);
-      return emit();
+      return node.t === "nonword" ? emitWhole() : emit();
     case "stop":
       // Not passed over: the parser does not always know how far it reaches (an octal escape
       // without the u flag takes the digits after it), so what follows may not be a literal.
@@ -221,7 +244,7 @@ function walk(w: Walk, cont: Continuation | null, prefix: string, boundary: bool
       const ch = node.c.toLowerCase();
       if (prefix === "") return walk(w, rest, ch, false, boundary && isWordChar(ch), depth + 1);
       if (!anchored || isWordChar(ch)) return walk(w, rest, prefix + ch, false, anchored, depth + 1);
-      return emit();
+      return emitWhole();
     }
     case "group":
       for (const alternative of node.alternatives) walk(w, { nodes: alternative, index: 0, next: rest }, prefix, boundary, anchored, depth + 1);
@@ -263,9 +286,14 @@ export function ruleTrigger(re: RegExp): RuleTrigger | null {
     // The v flag's nested classes and set operations are not parsed here.
     if (re.flags.includes("v")) return null;
     const top = parse(re.source, re.unicode);
-    const w: Walk = { steps: 0, words: new Set(), loose: new Set() };
+    const w: Walk = { steps: 0, words: new Set(), wholeWords: new Set(), loose: new Set() };
     walk(w, { nodes: [{ t: "group", alternatives: top }], index: 0, next: null }, "", false, false, 0);
-    return Object.freeze({ wordStarts: Object.freeze(minimal(w.words)), loose: Object.freeze(minimal(w.loose)) });
+    const wordStarts = minimal(w.words);
+    // A whole word that a kept start begins adds nothing: a text holding it has a word starting so.
+    const wholeWords = [...w.wholeWords]
+      .filter((word) => !wordStarts.some((start) => word.startsWith(start)))
+      .sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+    return Object.freeze({ wordStarts: Object.freeze(wordStarts), wholeWords: Object.freeze(wholeWords), loose: Object.freeze(minimal(w.loose)) });
   } catch (error) {
     if (error instanceof NoTrigger) return null;
     throw error;
@@ -294,9 +322,15 @@ const KEY_SPACE = 38 ** WORD_KEY_LENGTH;
 let seen: Uint8Array | null = null;
 let stamp = 0;
 
-/** A short fingerprint of an expression's source and flags: a stored trigger serves only the expression it was derived from. */
+/** Changes whenever the walk can derive another trigger from the same expression, so that every stored one goes stale. */
+const DERIVATION_VERSION = 2;
+
+/**
+ * A short fingerprint of an expression's source and flags and of the walk's version: a stored
+ * trigger serves only the expression it was derived from, by the walk as it is now.
+ */
 export function expressionFingerprint(re: RegExp): string {
-  return hash("sha256", `/${re.source}/${re.flags}`).slice(0, 16);
+  return hash("sha256", `${DERIVATION_VERSION} /${re.source}/${re.flags}`).slice(0, 16);
 }
 
 /**
@@ -324,7 +358,8 @@ export class RuleTriggers {
       });
       // Each word start as a number (base-38 digits, none 0, so lengths never collide): no substring per word of a text.
       const startKey = (start: string): number => [...start].reduce((key, _c, i) => key * 38 + digitAt(start, i), 0);
-      this.#wordKeys = triggers.map((t) => (t === null ? [] : t.wordStarts.map(startKey)));
+      // A whole word's key is its start's followed by the digit 0, which no word character has.
+      this.#wordKeys = triggers.map((t) => (t === null ? [] : [...t.wordStarts.map(startKey), ...t.wholeWords.map((word) => startKey(word) * 38)]));
       // Every expression's literals in one automaton: one read of the text finds all of them (an
       // alternation per expression read the whole text again for each rule whose literals it lacked).
       this.#loose = new LiteralScan(triggers.map((t) => t?.loose ?? []));
@@ -353,7 +388,11 @@ export class RuleTriggers {
   }
 }
 
-/** Marks, under a new stamp, the key of every start (one to WORD_KEY_LENGTH characters) of every word of `text`: its maximal runs of `[A-Za-z0-9_]`. */
+/**
+ * Marks, under a new stamp, the key of every start (one to WORD_KEY_LENGTH characters) of every
+ * word of `text` (its maximal runs of `[A-Za-z0-9_]`), and of every word shorter than that as a
+ * whole (its key followed by the digit 0).
+ */
 function markWordStarts(text: string): Uint8Array {
   seen ??= new Uint8Array(KEY_SPACE);
   if (++stamp > 255) {
@@ -374,6 +413,7 @@ function markWordStarts(text: string): Uint8Array {
       seen[key] = stamp;
       d = ++i < n ? digitAt(text, i) : 0;
     }
+    if (d === 0 && key < KEY_SPACE / 38) seen[key * 38] = stamp;
     while (d !== 0) d = ++i < n ? digitAt(text, i) : 0;
   }
   return seen;

@@ -29,7 +29,7 @@ const BUILTIN = new RuleTriggers(BUILTIN_RULES.map((rule) => rule.re));
 
 describe("the trigger of an expression", () => {
   it("a word class after a boundary gives the starts of its words, cut to four letters", () => {
-    expect(ruleTrigger(/\b(?:ignore|disregard|set\s+aside)\s+all/gi)).toEqual({ wordStarts: ["set", "disr", "igno"], loose: [] });
+    expect(ruleTrigger(/\b(?:ignore|disregard|set\s+aside)\s+all/gi)).toEqual({ wordStarts: ["disr", "igno"], wholeWords: ["set"], loose: [] });
   });
 
   it("an optional part gives both the part and what follows it", () => {
@@ -48,23 +48,40 @@ describe("the trigger of an expression", () => {
     expect(admits(re, "abd")).toBe(false);
   });
 
-  it("a word ends at the first character that is not a word character", () => {
-    expect(ruleTrigger(/\bdon't\s+stop/g)?.wordStarts).toEqual(["don"]);
+  it("a word ends at the first character that is not a word character, and one shorter than a key must then be in the text whole", () => {
+    expect(ruleTrigger(/\bdon't\s+stop/g)).toEqual({ wordStarts: [], wholeWords: ["don"], loose: [] });
+    // Whitespace, \W, a boundary, or a class of ASCII spaces and punctuation end the word.
+    for (const re of [/\bI\s+am/gi, /\bI\Wam/gi, /\bI\b/gi, /\bI[ \t,.-]am/gi, /\bI[\s-]am/gi]) {
+      expect(ruleTrigger(re), String(re)).toEqual({ wordStarts: [], wholeWords: ["i"], loose: [] });
+      expect(admits(re, "island am")).toBe(false);
+      expect(admits(re, "so I am")).toBe(true);
+      expect(admits(re, "so i,am")).toBe(true);
+    }
+    // A class that may hold a word character, a range, a negation or a letter outside ASCII does not end it.
+    for (const re of [/\bI[\w ]am/gi, /\bI[!-/]am/gi, /\bI[^a]am/gi, /\bI[ \u212a]am/giu, /\bI\Sam/gi, /\bI.am/gi]) {
+      expect(ruleTrigger(re)?.wordStarts, String(re)).toEqual(["i"]);
+      expect(admits(re, "island am")).toBe(true);
+    }
+    // Optional whitespace lets the word go on; a start that covers a whole word makes it redundant.
+    expect(ruleTrigger(/\byou\s*are/gi)).toEqual({ wordStarts: ["youa"], wholeWords: ["you"], loose: [] });
+    expect(ruleTrigger(/\b(?:you\s|yo)/gi)).toEqual({ wordStarts: ["yo"], wholeWords: [], loose: [] });
+    // Four characters and more are a start either way.
+    expect(ruleTrigger(/\bthose\s/gi)).toEqual({ wordStarts: ["thos"], wholeWords: [], loose: [] });
   });
 
   it("a start that is not at a boundary is a literal the text must contain", () => {
     const re = /psutil\.cpu|<script/g;
-    expect(ruleTrigger(re)).toEqual({ wordStarts: [], loose: ["<scrip", "psutil"] });
+    expect(ruleTrigger(re)).toEqual({ wordStarts: [], wholeWords: [], loose: ["<scrip", "psutil"] });
     expect(admits(re, "import xpsutil.cpu")).toBe(true);
     expect(admits(re, "<SCRIPT>")).toBe(true);
     expect(admits(re, "script")).toBe(false);
   });
 
   it("a class or any character before anything is pinned is passed over: what follows is a literal the text must contain", () => {
-    expect(ruleTrigger(/(?:["']\s*)?\bplease/g)).toEqual({ wordStarts: ["plea"], loose: [] });
-    expect(ruleTrigger(/.foo/g)).toEqual({ wordStarts: [], loose: ["foo"] });
-    expect(ruleTrigger(/(?:^|[;&|])[ \t]*(?:[$#>][ \t]*)?sudo\s/g)).toEqual({ wordStarts: [], loose: ["sudo"] });
-    expect(ruleTrigger(/^[ \t>*_#-]{0,8}[[(]?(?:system|developer)\b/gim)).toEqual({ wordStarts: [], loose: ["develo", "system"] });
+    expect(ruleTrigger(/(?:["']\s*)?\bplease/g)).toEqual({ wordStarts: ["plea"], wholeWords: [], loose: [] });
+    expect(ruleTrigger(/.foo/g)).toEqual({ wordStarts: [], wholeWords: [], loose: ["foo"] });
+    expect(ruleTrigger(/(?:^|[;&|])[ \t]*(?:[$#>][ \t]*)?sudo\s/g)).toEqual({ wordStarts: [], wholeWords: [], loose: ["sudo"] });
+    expect(ruleTrigger(/^[ \t>*_#-]{0,8}[[(]?(?:system|developer)\b/gim)).toEqual({ wordStarts: [], wholeWords: [], loose: ["develo", "system"] });
     for (const [re, text] of [
       [/.foo/g, "xfoo"],
       [/(?:^|[^\p{L}])IGNORE/giu, "1ignore"],
@@ -87,7 +104,7 @@ describe("the trigger of an expression", () => {
   it("look-arounds and anchors do not consume; a back-reference ends the prefix", () => {
     expect(ruleTrigger(/(?<!\bnot\s)\b(?=i)ignore/gi)?.wordStarts).toEqual(["igno"]);
     expect(ruleTrigger(/\b(a)\1bc/g)?.wordStarts).toEqual(["a"]);
-    expect(ruleTrigger(/^\s*foo/gm)).toEqual({ wordStarts: [], loose: ["foo"] });
+    expect(ruleTrigger(/^\s*foo/gm)).toEqual({ wordStarts: [], wholeWords: [], loose: ["foo"] });
     // A back-reference is not passed over, even before anything is pinned.
     expect(ruleTrigger(/(a)?\1bc/g)).toBeNull();
     // A quantified look-ahead (legal without the u flag) can be skipped, so it anchors nothing.
@@ -235,16 +252,23 @@ describe("every built-in rule's trigger admits every text the rule matches", () 
 
 describe("what a text admits is exactly what its words and literals give", () => {
   /**
-   * The plain reading of a trigger: a word of the text begins with one of its starts, or the text
+   * The plain reading of a trigger: a word of the text begins with one of its starts or is one of its whole words, or the text
    * with its ASCII letters lower-cased holds one of its literals. Only ASCII letters are folded:
    * no other character matches an ASCII letter under `i` or `iu` but long s and the Kelvin sign,
    * which turn the pre-check off (checked below), so "İ" lower-cased to "i" plus a dot must not count.
    */
-  const admittedByReading = (trigger: { wordStarts: readonly string[]; loose: readonly string[] } | null, text: string): boolean => {
+  const admittedByReading = (
+    trigger: { wordStarts: readonly string[]; wholeWords: readonly string[]; loose: readonly string[] } | null,
+    text: string,
+  ): boolean => {
     if (trigger === null || /[\u017f\u212a]/.test(text)) return true;
     const words = (text.match(/[A-Za-z0-9_]+/g) ?? []).map((word) => word.toLowerCase());
     const lower = text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-    return trigger.wordStarts.some((start) => words.some((word) => word.startsWith(start))) || trigger.loose.some((literal) => lower.includes(literal));
+    return (
+      trigger.wordStarts.some((start) => words.some((word) => word.startsWith(start))) ||
+      trigger.wholeWords.some((whole) => words.includes(whole)) ||
+      trigger.loose.some((literal) => lower.includes(literal))
+    );
   };
 
   it("no character outside ASCII matches an ASCII letter without case but long s and the Kelvin sign", () => {
@@ -265,7 +289,7 @@ describe("what a text admits is exactly what its words and literals give", () =>
   });
 
   it("for every built-in rule, on random texts of its own words, literals and the characters around them", () => {
-    const pieces = [...new Set(BUILTIN.triggers.flatMap((t) => (t === null ? [] : [...t.wordStarts, ...t.loose])))];
+    const pieces = [...new Set(BUILTIN.triggers.flatMap((t) => (t === null ? [] : [...t.wordStarts, ...t.wholeWords, ...t.loose])))];
     const piece = fc.oneof(
       fc.constantFrom(...pieces),
       fc.constantFrom(...pieces).map((p) => p.toUpperCase()),
