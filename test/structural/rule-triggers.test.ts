@@ -281,6 +281,22 @@ describe("what a text admits is exactly what its words and literals give", () =>
     expect(folded).toEqual(["\u017f", "\u212a"]);
   });
 
+  it("what ends a whole word (whitespace, \\W, a class of ASCII spaces and punctuation) never matches an ASCII word character, whatever the flags", () => {
+    const enders = ["\\s", "\\W", "[ \\t,.;:!?'\"()\\-]", "[\\s\\W]"];
+    const matched: string[] = [];
+    for (const flags of ["", "i", "u", "iu", "v", "iv", "im", "ium"]) {
+      for (const source of enders) {
+        if (flags.includes("v") && source.includes("\\-")) continue; // the v flag's class syntax differs; no built-in rule uses it
+        const re = new RegExp(source, flags);
+        for (let code = 0; code < 128; code++) {
+          const ch = String.fromCharCode(code);
+          if (/[A-Za-z0-9_]/.test(ch) && re.test(ch)) matched.push(`${source}/${flags} ${ch}`);
+        }
+      }
+    }
+    expect(matched).toEqual([]);
+  });
+
   it("a literal with characters that are special in an expression is looked for as written", () => {
     const triggers = new RuleTriggers([/<\|start|\[inst\]|psutil\.|\*\*\*|a\+b|x\\y/]);
     expect([...(triggers.triggers[0]?.loose ?? [])].sort()).toEqual(["***", "<|star", "[inst]", "a+b", "psutil", "x\\y"]);
