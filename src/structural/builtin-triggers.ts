@@ -4,7 +4,7 @@
 /** Each built-in rule's trigger, in order: `<fingerprint of its expression> <ruleTrigger(expression) as JSON>` ("null": none). */
 export const BUILTIN_TRIGGERS: readonly string[] = [
   '2463aea4c01a034a {"wordStarts":["aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"wholeWords":["set"],"loose":[]}',
-  "c00f267282a7390c null",
+  "7639308d07649d6d null",
   '4eaac87fe3c2cc3c {"wordStarts":["aban","bypa","disc","dism","disr","drop","forg","igno","negl","over","skip","thro"],"wholeWords":["set"],"loose":[]}',
   '708cf651a81ec68f {"wordStarts":["from"],"wholeWords":["you"],"loose":[]}',
   '92410e767221757d {"wordStarts":["actu","corr","modi","over","real","repl","revi","true","upda"],"wholeWords":["new"],"loose":[]}',
@@ -38,7 +38,7 @@ export const BUILTIN_TRIGGERS: readonly string[] = [
   'e62b7b07b14fa56a {"wordStarts":["cont","copy","desc","disc","disp","dump","echo","emai","enum","expl","expo","give","incl","leak","list","outp","past","post","prin","prov","quot","read","reca","reci","repe","repo","retu","reve","send","shar","show","syst","tell","type","uplo","writ","your"],"wholeWords":["ur"],"loose":[]}',
   '61d7d1399f7a3035 {"wordStarts":[],"wholeWords":[],"loose":["<"]}',
   '521438001a553a5c {"wordStarts":["afte","anal","answ","atte","attn","befo","brow","chec","craw","dear","dire","eval","grad","hand","hell","impo","inde","inge","inst","memo","mess","note","noti","once","pars","proc","psfo","psto","read","remi","requ","revi","scan","scre","seei","summ","tran","tria","view","warn","when","whil"],"wholeWords":["p","as","hi","if","ps","to","yo","for","hey"],"loose":[]}',
-  'fbbd56f0df2bcfa0 {"wordStarts":["don","must","neve","shou","with"],"wholeWords":["do"],"loose":[]}',
+  '0ad5400008c285a9 {"wordStarts":["don","must","neve","shou","with"],"wholeWords":["do"],"loose":[]}',
   'c6e53e156b3e48ef {"wordStarts":["answ","befo","inst","irre","neve","outp","rega","repl","resp","what","your"],"wholeWords":["do","if","no","don"],"loose":[]}',
   '22f988b3162e3d39 {"wordStarts":["befo","prio"],"wholeWords":[],"loose":[]}',
   'e720b301cca57d37 {"wordStarts":["adve","alte","anag","appe","atta","augm","bias","capi","ciph","comb","comp","conv","deli","doct","embe","enco","encr","endo","enha","enri","expr","flip","form","garb","give","grou","incl","inco","inje","inse","inte","intr","jumb","lowe","mark","ment","miss","modi","obfu","omit","outp","phra","plac","plan","plug","pois","prep","pres","prin","prom","prov","rear","remo","rend","repe","repl","reve","sabo","scra","shil","shuf","slan","slip","snea","spic","spli","stri","subs","swap","twea","type","uppe","weav","writ"],"wholeWords":["in","add","put","say","use"],"loose":[]}',

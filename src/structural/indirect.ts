@@ -95,6 +95,15 @@ const NOT_A_STATUS_LINE =
 const NOT_QUOTED = `(?<!\\b(?:such\\s+as|like|say|says|said|saying|reads?|with|lines?|phrases?|wording|sentences?|text|string|example)\\s{0,2}[:,]?\\s{0,2}["'“‘«]?)`;
 
 /**
+ * Where a concealment line ("do not mention …", "never tell …", "without …") can begin: a word
+ * boundary before one of the first letters of its opening words, then NOT_QUOTED. The three are
+ * zero-width tests of one position, so their order changes no match; but a look-behind that
+ * comes first is tried at every position of the text, and this one (a list of words read
+ * backwards) was the costliest step of the whole structural layer on long prose.
+ */
+const CONCEALMENT_START = `\\b(?=do|ne|mu|sh|wi)${NOT_QUOTED}`;
+
+/**
  * Before a bare "assistant" or "agent": not "my" or "our" right before it ("note to my assistant:
  * please send the contract"), a person who works for the writer; "my AI assistant" still counts.
  */
@@ -203,16 +212,16 @@ export const INDIRECT_RULES: readonly Rule[] = Object.freeze([
   // note to Sarah" pass.
   rule(
     L.AI_ADDRESSED_INSTRUCTION,
-    `${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|acknowledg(?:e|ing)|admit(?:ting)?|refer(?:ring)?\\s+to)\\s+(?:that\\s+you\\s+(?:received|were\\s+given|got|saw|followed)\\s+)?(?:these|this|the\\s+(?:above|following|hidden|embedded|preceding))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b${GAP(40)}\\b(?:to\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester|person\\s+(?:asking|who))|in\\s+your\\s+(?:final\\s+)?${OUTPUT_NOUN})\\b` +
+    `${CONCEALMENT_START}(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:mention(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|acknowledg(?:e|ing)|admit(?:ting)?|refer(?:ring)?\\s+to)\\s+(?:that\\s+you\\s+(?:received|were\\s+given|got|saw|followed)\\s+)?(?:these|this|the\\s+(?:above|following|hidden|embedded|preceding))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b${GAP(40)}\\b(?:to\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester|person\\s+(?:asking|who))|in\\s+your\\s+(?:final\\s+)?${OUTPUT_NOUN})\\b` +
       // "never tell the user about these instructions"
-      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b` +
+      `|${CONCEALMENT_START}(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t|without)\\s+(?:ever\\s+)?(?:tell(?:ing)?|inform(?:ing)?|let(?:ting)?|alert(?:ing)?|notify(?:ing)?)\\s+(?:the\\s+|your\\s+)?(?:users?|human|requester)\\b${GAP(30)}\\b(?:these|this|the\\s+(?:above|following|hidden|embedded))\\s+(?:[\\w-]+\\s+)?(?:instructions?|directives?|guidance)\\b` +
       // The reader's own act hidden from the user: "don't tell the user you did this", "do not
       // mention it in your summary". Only with the reader's act done to "this/it" or its own output
       // named, so "don't tell the user they made a mistake", "never tell the user you received their
       // card number over chat", "don't mention it in the daily summary" and "… in your reply to the
       // vendor" (advice to people) pass.
-      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:tell|inform|notify|alert|let)\\s+(?:the|your)\\s+users?(?:\\s+know)?\\s+(?:that\\s+)?you(?:['’]ve|\\s+have|\\s+just)?\\s+(?:did|done|sent|forwarded|changed|deleted|ran|executed|copied|shared|moved|transferred|uploaded|paid|approved)\\s+(?:this|that|it|them)\\b` +
-      `|${NOT_QUOTED}\\b(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:mention|reveal|disclose|report|acknowledge)\\s+(?:this|it|that|the\\s+(?:transfer|payment|change|action|request|forwarding|deletion|upload))\\s+(?:to\\s+the\\s+users?|in\\s+your\\s+(?:final\\s+|next\\s+)?${OUTPUT_NOUN}\\b(?!\\s+to\\b))\\b`,
+      `|${CONCEALMENT_START}(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:tell|inform|notify|alert|let)\\s+(?:the|your)\\s+users?(?:\\s+know)?\\s+(?:that\\s+)?you(?:['’]ve|\\s+have|\\s+just)?\\s+(?:did|done|sent|forwarded|changed|deleted|ran|executed|copied|shared|moved|transferred|uploaded|paid|approved)\\s+(?:this|that|it|them)\\b` +
+      `|${CONCEALMENT_START}(?:do\\s+not|don['’]t|never|must\\s+not|mustn['’]t|should\\s+not|shouldn['’]t)\\s+(?:ever\\s+)?(?:mention|reveal|disclose|report|acknowledge)\\s+(?:this|it|that|the\\s+(?:transfer|payment|change|action|request|forwarding|deletion|upload))\\s+(?:to\\s+the\\s+users?|in\\s+your\\s+(?:final\\s+|next\\s+)?${OUTPUT_NOUN}\\b(?!\\s+to\\b))\\b`,
   ),
   // Task hijacks: the planted text replaces or extends what the reader was asked to do.
   rule(

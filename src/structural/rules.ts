@@ -198,6 +198,14 @@ const DEVICE_CONTEXT =
 
 // Other languages: override verb + all/your/previous + instructions (FR, ES, DE, IT, PT, ZH, RU);
 // a negation right before the verb ("n'oubliez pas les instructions") is not an override.
+/**
+ * One character that is not a letter, and "the character before is not a letter", as `[^\p{L}]`
+ * and `(?<!\p{L})` read them, with ASCII tested first: the same characters (under `iu` too, where
+ * `[A-Za-z]` adds only long s and the Kelvin sign, both letters), but a property class tested at
+ * every position of a long text was most of the multilingual override rule's time.
+ */
+const NON_LETTER = "(?:[\\0-@\\[-`{-\\x7f]|(?![\\0-\\x7f])[^\\p{L}])";
+const NOT_AFTER_LETTER = "(?<![A-Za-z]|(?![\\0-\\x7f])\\p{L})";
 const ML_VERB = "(?:ignor(?:e|ez|a|ar|ieren|iere|ate)|oubli(?:e|ez|er)|olvid(?:a|e|ar)|vergiss|vergessen\\s+Sie|dimentica|esque[çc]a)";
 const ML_OWNER =
   "(?:toutes|tous|todas|todos|alle|allen|tutte|tutti|vos|votre|tus|sus|deine|Ihre|tue|précédentes?|precedentes?|anteriores|vorherigen|bisherigen|precedenti|previas|antérieures|initiales|obigen|vorangehenden|vorangegangenen|vorigen|früheren|ci-dessus|anteriori|previos|acima|sopra)";
@@ -219,7 +227,7 @@ const ML2_NOUN =
 const ML2_EARLIER_AFTER = "(?:sebelumnya|sebelum\\s+ini|terdahulu|anterioare|precedente)";
 const ML2_NEGATION = "(?:nie|ne|nemoj|nemojte|niet|nooit|inte|aldrig|ikke|aldri|jangan|tidak|nu)";
 /** ML2_VERB not a reminder (see above). */
-const ML2_OVERRIDE = `(?<!\\p{L})${ML2_VERB}(?!\\p{L})(?!\\s+(?:\\p{L}+\\s+)?(?:niet|nooit|inte|aldrig|ikke|aldri|heller\\s+inte|heller\\s+ikke)(?!\\p{L}))(?<!(?<!\\p{L})${ML2_NEGATION}\\s+(?:\\p{L}+\\s+){0,2}${ML2_VERB})`;
+const ML2_OVERRIDE = `${NOT_AFTER_LETTER}${ML2_VERB}(?!\\p{L})(?!\\s+(?:\\p{L}+\\s+)?(?:niet|nooit|inte|aldrig|ikke|aldri|heller\\s+inte|heller\\s+ikke)(?!\\p{L}))(?<!(?<!\\p{L})${ML2_NEGATION}\\s+(?:\\p{L}+\\s+){0,2}${ML2_VERB})`;
 const ZH_VERB = "(?:忽略|无视|忽视|無視|忽視|忘记|忘記)";
 // A quotation introduced as an example ("instructions such as „Ignore all previous …“") is mentioned, not issued.
 const QUOTED_AFTER =
@@ -354,7 +362,7 @@ export const BUILTIN_RULES: readonly Rule[] = Object.freeze([
   ),
   rule(
     L.INSTRUCTION_OVERRIDE,
-    `(?:^|[^\\p{L}])${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
+    `(?:^|${NON_LETTER})${ML_VERB}(?!\\p{L})(?<!(?:não|nao|no|non|ne|nicht)\\s+${ML_VERB}|n['’]\\s?${ML_VERB}|${QUOTED_AFTER}${ML_VERB})${GAP(30)}(?<!\\p{L})${ML_OWNER}(?!\\p{L})${GAP(30)}${ML_NOUN}` +
       `|${ML2_OVERRIDE}${GAP(30)}(?<!\\p{L})${ML2_OWNER}(?!\\p{L})${GAP(30)}${ML2_NOUN}` +
       `|${ML2_OVERRIDE}\\s+${ML2_NOUN}\\s+${ML2_EARLIER_AFTER}(?!\\p{L})` +
       `|${ZH_VERB}(?<!(?:不要|别|勿|不能|不可|請勿|请勿)${ZH_VERB}|${ZH_TOLD}${ZH_VERB})${JA_TOLD_AFTER}[^\\n。！？]{0,20}(?:指令|指示|规则|規則|提示词|命令)` +
