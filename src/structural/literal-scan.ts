@@ -6,18 +6,25 @@
 // and those scans cost more than half of the pre-check. Here every rule's literals share one
 // automaton, and the text is read once, without a lower-cased copy.
 
-/** Columns of the transition table: ASCII only; any other character returns to the start state. */
-const ALPHABET = 128;
+/** Only ASCII characters can be part of a literal; any other character returns to the start state. */
+const ASCII = 128;
 
-/** The column of an ASCII code, upper-case letters read as lower-case. */
-const COLUMN = Uint8Array.from({ length: ALPHABET }, (_, code) => (code >= 65 && code <= 90 ? code + 32 : code));
+/** An ASCII code with upper-case letters read as lower-case. */
+const FOLD = Uint8Array.from({ length: ASCII }, (_, code) => (code >= 65 && code <= 90 ? code + 32 : code));
 
 /**
  * Groups of ASCII literals, and for a text, which groups have a literal in it. A group is
  * typically one rule's literals; the same literal may belong to several groups.
  */
 export class LiteralScan {
-  /** `next[state * ALPHABET + column]`: the state after reading that character. */
+  /**
+   * The column of each ASCII code: one per character the literals hold (case-folded), 0 for the
+   * rest, which no literal holds and which therefore always lead back to the start state. A table
+   * as wide as the literals' characters, not all of ASCII, is built in a fraction of the time.
+   */
+  readonly #column: Uint8Array;
+  readonly #width: number;
+  /** `next[state * width + column]`: the state after reading that character. */
   readonly #next: Int32Array;
   /** The groups a state completes a literal of (its own and its suffixes'), as `[outStart[s], outStart[s + 1])` in `outGroups`. */
   readonly #outStart: Int32Array;
@@ -32,49 +39,57 @@ export class LiteralScan {
    * @throws RangeError when a literal is empty or holds a character outside ASCII.
    */
   constructor(groups: ReadonlyArray<readonly string[]>) {
-    // The trie: children per state by column, the groups each literal ends in.
-    const children: Array<Map<number, number>> = [new Map()];
-    const ends: Array<Set<number>> = [new Set()];
-    groups.forEach((literals, group) => {
+    // The trie, straight into the transition table (at most one state per literal character):
+    // 0 stands for "no child", since no edge leads back to the start state.
+    let capacity = 1;
+    const compact = new Uint8Array(ASCII);
+    let width = 1;
+    for (const literals of groups) {
       for (const literal of literals) {
         if (literal.length === 0 || /[^\x00-\x7f]/.test(literal)) throw new RangeError("a literal must be non-empty ASCII");
+        capacity += literal.length;
+        for (let i = 0; i < literal.length; i++) {
+          const folded = FOLD[literal.charCodeAt(i)] as number;
+          if (compact[folded] === 0) compact[folded] = width++;
+        }
+      }
+    }
+    const column = Uint8Array.from(FOLD, (folded) => compact[folded] as number);
+    const next = new Int32Array(capacity * width);
+    const ends: Array<number[] | undefined> = [];
+    let states = 1;
+    groups.forEach((literals, group) => {
+      for (const literal of literals) {
         let state = 0;
         for (let i = 0; i < literal.length; i++) {
-          const column = COLUMN[literal.charCodeAt(i)] as number;
-          let child = (children[state] as Map<number, number>).get(column);
-          if (child === undefined) {
-            child = children.length;
-            children.push(new Map());
-            ends.push(new Set());
-            (children[state] as Map<number, number>).set(column, child);
-          }
-          state = child;
+          const slot = state * width + (column[literal.charCodeAt(i)] as number);
+          if (next[slot] === 0) next[slot] = states++;
+          state = next[slot] as number;
         }
-        (ends[state] as Set<number>).add(group);
+        const ending = ends[state];
+        if (ending === undefined) ends[state] = [group];
+        else ending.push(group);
       }
     });
-    const states = children.length;
     // Breadth-first: a state's failure state (its longest proper suffix in the trie) is done
     // before it, so missing transitions and inherited groups are copied from there.
-    const next = new Int32Array(states * ALPHABET);
     const failure = new Int32Array(states);
-    const outputs: Array<Set<number>> = ends.map((set) => new Set(set));
+    // Most states end no literal and inherit none: they keep `undefined`.
+    const outputs: Array<number[] | undefined> = ends;
     const queue: number[] = [];
-    for (const [column, child] of children[0] as Map<number, number>) {
-      next[column] = child;
-      queue.push(child);
-    }
+    for (let c = 1; c < width; c++) if (next[c] !== 0) queue.push(next[c] as number);
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head] as number;
       const fail = failure[state] as number;
-      for (const group of outputs[fail] as Set<number>) (outputs[state] as Set<number>).add(group);
-      for (let column = 0; column < ALPHABET; column++) {
-        const child = (children[state] as Map<number, number>).get(column);
-        if (child === undefined) {
-          next[state * ALPHABET + column] = next[fail * ALPHABET + column] as number;
+      const inherited = outputs[fail];
+      if (inherited !== undefined) outputs[state] = [...new Set([...(outputs[state] ?? []), ...inherited])];
+      for (let c = 1; c < width; c++) {
+        const slot = state * width + c;
+        const child = next[slot] as number;
+        if (child === 0) {
+          next[slot] = next[fail * width + c] as number;
         } else {
-          failure[child] = next[fail * ALPHABET + column] as number;
-          next[state * ALPHABET + column] = child;
+          failure[child] = next[fail * width + c] as number;
           queue.push(child);
         }
       }
@@ -83,10 +98,12 @@ export class LiteralScan {
     const outGroups: number[] = [];
     for (let state = 0; state < states; state++) {
       outStart[state] = outGroups.length;
-      outGroups.push(...(outputs[state] as Set<number>));
+      for (const group of outputs[state] ?? []) outGroups.push(group);
     }
     outStart[states] = outGroups.length;
-    this.#next = next;
+    this.#column = column;
+    this.#width = width;
+    this.#next = next.subarray(0, states * width);
     this.#outStart = outStart;
     this.#outGroups = Int32Array.from(outGroups);
     this.#found = new Uint32Array(groups.length);
@@ -100,12 +117,14 @@ export class LiteralScan {
   scan(text: string): (group: number) => boolean {
     const stamp = this.#nextStamp();
     const next = this.#next;
+    const column = this.#column;
+    const width = this.#width;
     const outStart = this.#outStart;
     const fired = this.#fired;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
-      state = code < ALPHABET ? (next[state * ALPHABET + (COLUMN[code] as number)] as number) : 0;
+      state = code < ASCII ? (next[state * width + (column[code] as number)] as number) : 0;
       if (state !== 0 && fired[state] !== stamp) {
         fired[state] = stamp;
         for (let o = outStart[state] as number, end = outStart[state + 1] as number; o < end; o++) this.#found[this.#outGroups[o] as number] = stamp;
