@@ -97,9 +97,11 @@ interface RecordRead {
 
 /**
  * How a walk reads the pair: the reader, the read size, who hears of the bytes read, whether the
- * export is hashed, and, on the worker, what it is handed instead of the files (share-feed.ts).
+ * export is hashed (the canonical reader skips an export hash nobody asked for: a plain verify
+ * needs none, and it was about a tenth of its time on a large pair), and, on the worker, what it
+ * is handed instead of the files (share-feed.ts).
  */
-interface PairRead {
+export interface PairRead {
   readonly reader: PairReader;
   readonly chunkBytes: number | undefined;
   readonly onChunk?: ((bytes: number) => void) | undefined;
@@ -350,22 +352,17 @@ function readingOf({ m, e, manifest, exported }: PairWalk): PairReading | "rerea
 
 /**
  * Streams the manifest (and export, when given) and checks them, or "reread" when the pair needs
- * the whole documents, or "exact" when the canonical `reader` met bytes it does not read. Never
- * throws for any file content; an unreadable file is a read problem. `hashExport`: whether the
- * export's SHA-256 is wanted (PairReading.exportSha256); the canonical reader skips hashing an
- * export nobody asked the hash of (a plain verify: about a tenth of its time on a large pair).
+ * the whole documents, or "exact" when the canonical reader met bytes it does not read. Never
+ * throws for any file content; an unreadable file is a read problem.
  */
 export async function streamPair(
   manifestPath: string,
   exportPath: string | null,
-  chunkBytes: number | undefined,
-  reader: PairReader,
-  onChunk?: (bytes: number) => void,
+  read: PairRead,
   other?: OtherShare | null,
-  hashExport = true,
 ): Promise<PairReading | "reread" | "exact"> {
-  if (reader === "canonical" && other != null) return streamInShares({ manifestPath, exportPath, chunkBytes, onChunk, hashExport }, other);
-  const walk = await walkPair(manifestPath, exportPath, { reader, chunkBytes, onChunk, hashExport });
+  if (read.reader === "canonical" && other != null) return streamInShares(manifestPath, exportPath, read, other);
+  const walk = await walkPair(manifestPath, exportPath, read);
   if (typeof walk === "string") return walk;
   try {
     return readingOf(walk);
@@ -425,15 +422,6 @@ export interface OtherShare {
   readonly onSecondShare?: (where: "worker" | "here") => void;
 }
 
-/** The files streamPair reads, who hears of the bytes read, and whether the export's hash is wanted. */
-interface PairFiles {
-  readonly manifestPath: string;
-  readonly exportPath: string | null;
-  readonly chunkBytes: number | undefined;
-  readonly onChunk: ((bytes: number) => void) | undefined;
-  readonly hashExport: boolean;
-}
-
 /**
  * streamPair's canonical reading on two threads (pair-share.ts, `other`): this one reads the files
  * and checks share 0 while a worker checks share 1, handed to it as it is read (share-feed.ts),
@@ -442,8 +430,8 @@ interface PairFiles {
  * here, or, when both files were hashed, by checking its share here from the files; two shares
  * that read different bytes give "exact" (the pair is read again).
  */
-async function streamInShares(files: PairFiles, other: OtherShare): Promise<PairReading | "reread" | "exact"> {
-  const { manifestPath, exportPath, chunkBytes, onChunk, hashExport } = files;
+async function streamInShares(manifestPath: string, exportPath: string | null, read: PairRead, other: OtherShare): Promise<PairReading | "reread" | "exact"> {
+  const { chunkBytes, hashExport } = read;
   // With a worker, this thread decides each block as it meets it and writes the decision down
   // (pair-share.ts); checked one after the other here, blocks alternate.
   const claims = other.url === null ? null : newClaims(await fileBytes(manifestPath), other.block);
@@ -451,7 +439,7 @@ async function streamInShares(files: PairFiles, other: OtherShare): Promise<Pair
   // Both shares' id digest files under one directory, removed whatever happens to the worker.
   // Without one (a temporary directory that cannot be written), one thread checks every record.
   const parent = await mkdtemp(join(tmpdir(), "lc-verify-")).catch(() => null);
-  if (parent === null) return streamPair(manifestPath, exportPath, chunkBytes, "canonical", onChunk, null, hashExport);
+  if (parent === null) return streamPair(manifestPath, exportPath, read, null);
   const ids: IdDigestOptions = { key: newBucketKey(), parent, ...(other.maxIdsInMemory === undefined ? {} : { maxInMemory: other.maxIdsInMemory }) };
   const worker =
     other.url === null ? null : shareOnWorker(other.url, { manifestPath, exportPath, chunkBytes, share: share(1), ids }, other.feedLimits ?? FEED_LIMITS);
@@ -461,7 +449,7 @@ async function streamInShares(files: PairFiles, other: OtherShare): Promise<Pair
   let mine: PairWalk | "reread" | "exact" = "exact";
   try {
     // This thread reads every byte, so its reads are the pair's progress.
-    mine = await walkPair(manifestPath, exportPath, { reader: "canonical", chunkBytes, onChunk, hashExport: hashed }, share(0, worker?.feed), ids);
+    mine = await walkPair(manifestPath, exportPath, { ...read, hashExport: hashed }, share(0, worker?.feed), ids);
     if (typeof mine === "string") return mine;
     const failed = mine.m.failure !== null || (mine.e?.failure ?? null) !== null;
     // A file not read to its end was not handed on whole: its failure is the whole reading.
@@ -470,7 +458,7 @@ async function streamInShares(files: PairFiles, other: OtherShare): Promise<Pair
     other.onSecondShare?.(fromWorker === null ? "here" : "worker");
     // A worker that failed or was stopped, with the export not hashed: nothing would show that the
     // files did not change before a second read, so the pair is read again whole on this thread.
-    if (fromWorker === null && !hashed) return streamPair(manifestPath, exportPath, chunkBytes, "canonical", undefined, null, hashExport);
+    if (fromWorker === null && !hashed) return streamPair(manifestPath, exportPath, { ...read, onChunk: undefined }, null);
     const theirs = fromWorker ?? (await walkShare(manifestPath, exportPath, chunkBytes, share(1), ids));
     if (typeof theirs === "string") return theirs;
     // This thread read both files to their end (above): the other share must have read the same bytes.

@@ -177,9 +177,11 @@ export async function verifyFilesWithMode(
   // The caller's own throw is the caller's: the readers would report it as an unreadable file.
   const progress = guardedCallback(options.onProgress);
   const newReading = progressOf(progress.call, total);
-  const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "canonical", newReading(), shares, hashExport) : "exact";
+  const { chunkBytes } = options;
+  const fast = reader === "canonical" ? await streamPair(manifestPath, exportPath, { reader, chunkBytes, onChunk: newReading(), hashExport }, shares) : "exact";
   if (fast === "exact" && reader === "canonical") options.onStrictRead?.(total);
-  const streamed = fast === "exact" ? await streamPair(manifestPath, exportPath, options.chunkBytes, "exact", newReading()) : fast;
+  const streamed =
+    fast === "exact" ? await streamPair(manifestPath, exportPath, { reader: "exact", chunkBytes, onChunk: newReading(), hashExport: true }) : fast;
   // The strict reader never answers "exact"; were it to, the whole documents are the safe reading.
   const mode: VerifyMode = typeof streamed === "string" ? "whole" : "streamed";
   const reading = typeof streamed === "string" ? await readWhole(manifestPath, exportPath) : streamed;
